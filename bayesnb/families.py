@@ -1,0 +1,757 @@
+"""Feature families: the likelihood of one declared feature (or block of columns).
+
+Every family follows the same four-step kernel, shared by the classifier and by EM:
+
+``encode(data)``
+    Raw columns to a numeric design: 0/1 floats, one-hot indicators, counts or
+    centred floats. A missing value becomes a zero row (discrete) or a zero with a
+    mask (Gaussian), so it drops out of both the counts and the likelihood.
+``count(enc, resp)``
+    Sufficient statistics given responsibilities ``resp`` of shape (n, K): one-hot
+    labels for a classifier, soft memberships inside EM. One matrix product.
+``estimate(stats, method)``
+    Parameters from statistics under the declared conjugate prior.
+``log_likelihood(enc, params)``
+    The (n, K) log-likelihood of every row under every class. One matrix product.
+
+Families are declared unbound (``Categorical()``) and bound to training data by the
+model, which learns their categories, edges or scale.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import sparse, special
+
+from bayesnb.priors import Beta, Dirichlet, NormalInverseGamma, check_estimate
+
+LOG_2PI = np.log(2.0 * np.pi)
+
+
+def _guarded_dot(design, logp: np.ndarray) -> np.ndarray:
+    """``design @ logp.T`` that never forms ``0 * -inf``.
+
+    Entries of ``logp`` that are ``-inf`` are zeroed in the product; a row that
+    actually uses one (a positive design entry) gets ``-inf`` afterwards.
+    """
+    finite = np.isfinite(logp)
+    if finite.all():
+        return np.asarray(design @ logp.T)
+    out = np.asarray(design @ np.where(finite, logp, 0.0).T)
+    hits = np.asarray(design @ (~finite).T.astype(float))
+    out[hits > 0] = -np.inf
+    return out
+
+
+def _column_sums(design, resp: np.ndarray) -> np.ndarray:
+    """``(design.T @ resp).T``: statistics with the component axis first."""
+    return np.asarray(design.T @ resp).T
+
+
+class Family:
+    """Base class of the feature families. Subclasses set ``kind`` and the kernel."""
+
+    kind = "family"
+    multi_column = False
+
+    def __init__(self, prior=None, *, estimate: str | None = None, columns=None):
+        if estimate is not None:
+            check_estimate(estimate)
+        self.prior = prior
+        self.estimate = estimate
+        self.columns = None if columns is None else list(columns)
+        if self.columns is not None and not self.multi_column and len(self.columns) != 1:
+            raise ValueError(
+                f"{type(self).__name__} describes one column; got columns={self.columns!r}. "
+                "Declare one entry per column in `features`."
+            )
+        self.name: str | None = None
+
+    def __repr__(self) -> str:
+        bits = [f"prior={self.prior!r}"]
+        if self.estimate is not None:
+            bits.append(f"estimate={self.estimate!r}")
+        if self.columns is not None:
+            bits.append(f"columns={self.columns!r}")
+        return f"{type(self).__name__}({', '.join(bits)})"
+
+    # -- binding -----------------------------------------------------------------------
+    def bind(self, name: str, columns: list, data) -> Family:
+        """A copy of this declaration bound to training ``data`` (its columns)."""
+        bound = copy.copy(self)
+        bound.name = name
+        bound.columns = list(columns)
+        bound._learn(data)
+        return bound
+
+    def _learn(self, data) -> None:  # pragma: no cover - overridden where needed
+        pass
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.columns)
+
+    def _feature_dim(self) -> str:
+        return f"{self.name}_feature"
+
+    def _lead_dims(self, label_dim: str) -> tuple[str, ...]:
+        """Dims before any category axis: the label, then features for a block."""
+        return (label_dim, self._feature_dim()) if self.multi_column else (label_dim,)
+
+    def _coords(self) -> dict:
+        return {self._feature_dim(): self.columns} if self.multi_column else {}
+
+
+def _as_float_matrix(data, what: str) -> np.ndarray:
+    if isinstance(data, pd.DataFrame | pd.Series):
+        data = data.to_numpy(dtype=float, na_value=np.nan)
+    arr = np.asarray(data)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{what} needs numeric values; got dtype {arr.dtype}. Convert the column, "
+            "or declare it Categorical."
+        )
+    return arr
+
+
+# ----------------------------------------------------------------------------------------
+# Discrete families
+# ----------------------------------------------------------------------------------------
+
+
+class _Discrete(Family):
+    """Shared estimate and export for families whose statistics are counts."""
+
+    def _alpha(self, n_labels: int, shape: tuple[int, ...]) -> np.ndarray:
+        prior = self.prior
+        alpha = np.asarray(prior.alpha, dtype=float)
+        target = (n_labels, *shape)
+        for candidate in (alpha, alpha[:, None, :] if alpha.ndim == 2 and self.multi_column else None):
+            if candidate is None:
+                continue
+            try:
+                return np.broadcast_to(candidate, target)
+            except ValueError:
+                continue
+        raise ValueError(
+            f"the prior of feature {self.name!r} has concentration of shape {alpha.shape}, "
+            f"which does not fit {target} (labels, ..., categories). Give a scalar, one "
+            "value per category, or one row per class."
+        )
+
+    def estimate_params(self, stats: dict, method: str) -> dict:
+        counts = stats["counts"]
+        alpha = self._alpha(counts.shape[0], counts.shape[1:])
+        return {"log_prob": Dirichlet(alpha).point_estimate(counts, method)}
+
+    def log_prior(self, params: dict) -> float:
+        """Log density of the prior at the estimated probabilities (for MAP-EM)."""
+        alpha = self._alpha(params["log_prob"].shape[0], params["log_prob"].shape[1:])
+        return float(Dirichlet(alpha).logpdf(np.exp(params["log_prob"])).sum())
+
+    def category_labels(self) -> list:
+        raise NotImplementedError
+
+    def n_free_parameters(self, n_labels: int) -> int:
+        return n_labels * self.n_columns * (len(self.category_labels()) - 1)
+
+    def to_xarray(self, params: dict, stats: dict, label_dim: str, labels) -> dict:
+        cat = f"{self.name}_category"
+        dims = (*self._lead_dims(label_dim), cat)
+        coords = {label_dim: labels, cat: self.category_labels(), **self._coords()}
+        prob = np.exp(params["log_prob"])
+        counts = stats["counts"]
+        return {
+            "params": {self.name: xr.DataArray(prob, dims=dims, coords=coords)},
+            "counts": {self.name: xr.DataArray(counts, dims=dims, coords=coords)},
+        }
+
+
+class Bernoulli(_Discrete):
+    """A Boolean feature, or a block of them (``columns=[...]``), with a Beta prior.
+
+    Parameters
+    ----------
+    prior : Beta or Dirichlet, default Beta(1, 1)
+        ``Beta(a, b)`` puts ``a`` pseudo-counts on true and ``b`` on false.
+    values : (false, true), optional
+        The two raw values, e.g. ``("n", "y")``. Default: ``False/True`` for
+        Booleans, ``0/1`` for numbers, and the two sorted values for strings.
+    columns : list, optional
+        Several Boolean columns sharing this declaration, as one block.
+
+    Notes
+    -----
+    The parameter is :math:`\\theta = P(x = 1 \\mid c)` and
+    :math:`\\log p(x\\mid c) = x\\log\\theta + (1-x)\\log(1-\\theta)`; both logs come
+    from the counts, never from ``log(1 - exp(log theta))``.
+    """
+
+    kind = "bernoulli"
+    multi_column = True
+
+    def __init__(self, prior=None, *, values=None, estimate=None, columns=None):
+        super().__init__(Beta(1.0, 1.0) if prior is None else prior, estimate=estimate,
+                         columns=columns)
+        if not isinstance(self.prior, Dirichlet):
+            raise TypeError(f"Bernoulli prior must be a Beta or Dirichlet; got {self.prior!r}.")
+        self.values = None if values is None else tuple(values)
+
+    def _learn(self, data) -> None:
+        if self.values is not None:
+            return
+        if isinstance(data, pd.DataFrame):
+            kinds = {data[c].dtype.kind for c in data.columns}
+            if kinds <= {"b", "i", "u", "f"}:
+                self.values = (0, 1)
+                return
+            seen = pd.unique(data.to_numpy().ravel())
+            seen = sorted(v for v in seen if not pd.isna(v))
+            if len(seen) > 2:
+                raise ValueError(
+                    f"Bernoulli feature {self.name!r} takes 2 values; got {len(seen)}: "
+                    f"{seen[:5]!r}. Declare it Categorical, or pass values=(false, true)."
+                )
+            if len(seen) == 2:
+                self.values = (seen[0], seen[1])
+            else:
+                raise ValueError(
+                    f"Bernoulli feature {self.name!r} shows {len(seen)} distinct value(s) "
+                    f"{seen!r}, so which one is 'true' is unknown. Pass values=(false, true)."
+                )
+        else:
+            self.values = (0, 1)
+
+    def category_labels(self) -> list:
+        return list(self.values)
+
+    def encode(self, data):
+        """0/1 float matrix (NaN-free) and an observed mask (None when complete)."""
+        if sparse.issparse(data):
+            x = sparse.csr_array(data, dtype=float)
+            if x.nnz and (x.data.min() < 0 or x.data.max() > 1 or np.any(x.data % 1)):
+                raise ValueError(
+                    f"Bernoulli feature {self.name!r} needs 0/1 entries; the sparse input "
+                    "has others. Binarize it first (e.g. X > 0)."
+                )
+            return x, None
+        if isinstance(data, pd.DataFrame) and self.values != (0, 1):
+            raw = data.to_numpy(dtype=object)
+            x = np.full(raw.shape, np.nan)
+            x[raw == self.values[0]] = 0.0
+            x[raw == self.values[1]] = 1.0
+            bad = np.isnan(x) & ~pd.isna(raw)
+            if bad.any():
+                raise ValueError(
+                    f"Bernoulli feature {self.name!r} takes the values {self.values!r}; got "
+                    f"{raw[bad][0]!r}. Clean the column, or declare it Categorical."
+                )
+        else:
+            x = _as_float_matrix(data, f"Bernoulli feature {self.name!r}")
+            if x.dtype.kind == "b":
+                return x.astype(float), None
+            if x.dtype.kind in "iu":
+                if x.size and (x.min() < 0 or x.max() > 1):
+                    raise ValueError(
+                        f"Bernoulli feature {self.name!r} needs 0/1 values; got the range "
+                        f"[{x.min()}, {x.max()}]. Binarize it first (e.g. X > 0)."
+                    )
+                return x.astype(float), None
+            x = np.asarray(x, dtype=float)
+        missing = np.isnan(x)
+        has_missing = missing.any()
+        x0 = np.where(missing, 0.0, x) if has_missing else x
+        if np.any((x0 != 0.0) & (x0 != 1.0)):
+            bad = x0[(x0 != 0.0) & (x0 != 1.0)][0]
+            raise ValueError(
+                f"Bernoulli feature {self.name!r} needs 0/1 values (NaN for missing); got "
+                f"{bad!r}. Binarize it first (e.g. X > 0)."
+            )
+        return x0, ((~missing).astype(float) if has_missing else None)
+
+    def count(self, enc, resp: np.ndarray) -> dict:
+        x, observed = enc
+        ones = _column_sums(x, resp)  # (K, d)
+        seen = (
+            np.broadcast_to(resp.sum(axis=0)[:, None], ones.shape)
+            if observed is None
+            else _column_sums(observed, resp)
+        )
+        return {"counts": np.stack([seen - ones, ones], axis=-1)}
+
+    def log_likelihood(self, enc, params: dict) -> np.ndarray:
+        x, observed = enc
+        logp = params["log_prob"]  # (K, d, 2)
+        log0, log1 = logp[..., 0], logp[..., 1]
+        if np.isfinite(logp).all():
+            out = np.asarray(x @ (log1 - log0).T)
+            if observed is None:
+                out += log0.sum(axis=1)
+            else:
+                out += observed @ log0.T
+            return out
+        # A zero probability somewhere: weigh ones and zeros separately, guarded.
+        zeros = (1.0 - x.toarray() if sparse.issparse(x) else 1.0 - x) if observed is None \
+            else observed - x
+        return _guarded_dot(x, log1) + _guarded_dot(zeros, log0)
+
+    def to_xarray(self, params, stats, label_dim, labels) -> dict:
+        out = super().to_xarray(params, stats, label_dim, labels)
+        cat = f"{self.name}_category"
+        da = out["params"][self.name].isel({cat: 1}, drop=True)
+        if not self.multi_column or self.n_columns == 1:
+            da = da.isel({self._feature_dim(): 0}, drop=True)
+            out["counts"][self.name] = out["counts"][self.name].isel(
+                {self._feature_dim(): 0}, drop=True
+            )
+        da.attrs["description"] = f"P({self.name} = {self.values[1]!r} | {label_dim})"
+        out["params"][self.name] = da
+        return out
+
+    def sample(self, params: dict, components: np.ndarray, rng) -> np.ndarray:
+        p1 = np.exp(params["log_prob"][..., 1])[components]
+        return (rng.random(p1.shape) < p1).astype(float)
+
+
+class Categorical(_Discrete):
+    """A discrete feature with any number of values, with a Dirichlet prior.
+
+    Parameters
+    ----------
+    prior : Dirichlet, default Dirichlet(1.0)
+    categories : sequence, optional
+        The feature's domain. Default: the values seen in training, sorted. A value
+        declared here but never seen still gets its smoothed probability.
+    unseen : {"marginalize", "error"}
+        What a value outside the domain does at prediction time. ``"marginalize"``
+        (default) treats it like a missing value: its factor is skipped, exactly as
+        the text model skips words outside its vocabulary. ``"error"`` raises.
+    """
+
+    kind = "categorical"
+
+    def __init__(self, prior=None, *, categories=None, unseen="marginalize", estimate=None,
+                 columns=None):
+        super().__init__(Dirichlet(1.0) if prior is None else prior, estimate=estimate,
+                         columns=columns)
+        if not isinstance(self.prior, Dirichlet):
+            raise TypeError(f"Categorical prior must be a Dirichlet; got {self.prior!r}.")
+        if unseen not in ("marginalize", "error"):
+            raise ValueError(
+                f"unseen must be 'marginalize' or 'error'; got {unseen!r}."
+            )
+        self.categories = None if categories is None else list(categories)
+        self.unseen = unseen
+
+    def _learn(self, data) -> None:
+        if self.categories is not None:
+            return
+        col = _single_column(data)
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            self.categories = list(col.cat.categories)
+        else:
+            self.categories = sorted(pd.unique(col.dropna()).tolist())
+        if not self.categories:
+            raise ValueError(
+                f"Categorical feature {self.name!r} has no observed value in training. "
+                "Drop it, or declare its categories."
+            )
+
+    def category_labels(self) -> list:
+        return list(self.categories)
+
+    def codes(self, data) -> np.ndarray:
+        """Integer codes into ``categories``; -1 for missing (and marginalized unseen)."""
+        col = _single_column(data)
+        if col.dtype.kind in "iu" and _is_range(self.categories):
+            codes = col.to_numpy()
+            bad = (codes < 0) | (codes >= len(self.categories))
+            codes = np.where(bad, -1, codes)
+            unseen = bad
+        else:
+            codes = pd.Categorical(col, categories=self.categories).codes.astype(np.intp)
+            unseen = (codes < 0) & col.notna().to_numpy()
+        if unseen.any() and self.unseen == "error":
+            value = col.to_numpy()[unseen][0]
+            raise ValueError(
+                f"Categorical feature {self.name!r} got the value {value!r}, which is not "
+                f"among its categories {self.categories[:10]!r}. Declare it in "
+                "`categories`, or use unseen='marginalize' to skip its factor."
+            )
+        return codes
+
+    def encode(self, data):
+        """One-hot CSR indicators (n, n_categories); a missing value is an empty row."""
+        return _one_hot(self.codes(data), len(self.categories))
+
+    def count(self, enc, resp) -> dict:
+        return {"counts": _column_sums(enc, resp)}
+
+    def log_likelihood(self, enc, params) -> np.ndarray:
+        return _guarded_dot(enc, params["log_prob"])
+
+    def sample(self, params, components, rng) -> np.ndarray:
+        prob = np.exp(params["log_prob"])[components]
+        u = rng.random((len(components), 1))
+        idx = (prob.cumsum(axis=1) < u).sum(axis=1)
+        return np.asarray(self.categories, dtype=object)[np.minimum(idx, prob.shape[1] - 1)]
+
+
+class Binned(Categorical):
+    """A continuous feature cut into ranges, uniform within each (the seeds' histogram).
+
+    Parameters
+    ----------
+    edges : sequence of float
+        Increasing, finite bin edges. Bin ``j`` is ``[edges[j], edges[j+1])``; the last
+        bin also holds its right edge. A value outside ``[edges[0], edges[-1]]``
+        raises an error.
+    prior : Dirichlet, default Dirichlet(1.0)
+        Prior over the bin probabilities.
+
+    Notes
+    -----
+    The density is :math:`p(x\\mid c) = \\theta_{c,j} / w_j` for ``x`` in bin ``j`` of
+    width :math:`w_j`.
+    """
+
+    kind = "binned"
+
+    def __init__(self, edges, prior=None, *, estimate=None, columns=None):
+        edges = np.asarray(edges, dtype=float)
+        if edges.ndim != 1 or len(edges) < 2 or not np.all(np.isfinite(edges)) or np.any(
+            np.diff(edges) <= 0
+        ):
+            raise ValueError(
+                f"edges must be at least two finite, strictly increasing numbers; got "
+                f"{edges.tolist()!r}."
+            )
+        super().__init__(prior, estimate=estimate, columns=columns)
+        self.edges = edges
+        self.categories = [f"[{a:g}, {b:g})" for a, b in zip(edges[:-1], edges[1:], strict=True)]
+        self.categories[-1] = self.categories[-1][:-1] + "]"
+
+    def __repr__(self) -> str:
+        return f"Binned(edges={self.edges.tolist()!r}, prior={self.prior!r})"
+
+    def _learn(self, data) -> None:
+        pass
+
+    def codes(self, data) -> np.ndarray:
+        x = _as_float_matrix(data, f"Binned feature {self.name!r}")[:, 0].astype(float)
+        missing = np.isnan(x)
+        outside = ~missing & ((x < self.edges[0]) | (x > self.edges[-1]))
+        if outside.any():
+            raise ValueError(
+                f"Binned feature {self.name!r} has edges from {self.edges[0]:g} to "
+                f"{self.edges[-1]:g}; got {x[outside][0]!r}. Widen the edges to cover "
+                "every value."
+            )
+        codes = np.searchsorted(self.edges, x, side="right") - 1
+        codes = np.minimum(codes, len(self.edges) - 2)
+        codes[missing] = -1
+        return codes
+
+    def log_likelihood(self, enc, params) -> np.ndarray:
+        log_width = np.log(np.diff(self.edges))
+        return super().log_likelihood(enc, params) - (enc @ log_width)[:, None]
+
+    def sample(self, params, components, rng) -> np.ndarray:
+        prob = np.exp(params["log_prob"])[components]
+        u = rng.random((len(components), 1))
+        idx = np.minimum((prob.cumsum(axis=1) < u).sum(axis=1), prob.shape[1] - 1)
+        lo, hi = self.edges[idx], self.edges[idx + 1]
+        return lo + (hi - lo) * rng.random(len(idx))
+
+    def to_xarray(self, params, stats, label_dim, labels) -> dict:
+        out = super().to_xarray(params, stats, label_dim, labels)
+        cat = f"{self.name}_category"
+        for group in out.values():
+            group[self.name] = group[self.name].assign_coords(
+                {f"{self.name}_lower": (cat, self.edges[:-1]),
+                 f"{self.name}_upper": (cat, self.edges[1:])}
+            )
+        return out
+
+
+class Multinomial(_Discrete):
+    """A block of count columns (word counts), dense or scipy.sparse, Dirichlet prior.
+
+    Parameters
+    ----------
+    prior : Dirichlet, default Dirichlet(1.0)
+        ``Dirichlet(1)`` with ``estimate="mean"`` is Laplace's ``(n_k + 1)/(n + |V|)``.
+    columns : list, optional
+        The count columns of a DataFrame. With an array or sparse matrix the block
+        takes every column.
+
+    Notes
+    -----
+    The likelihood is that of the token sequence, :math:`\\prod_k \\theta_{c,k}^{x_k}`
+    (the multinomial coefficient is the same for every class and is left out).
+    With ``estimate="predictive"`` it is the exact Dirichlet-multinomial posterior
+    predictive of the sequence,
+
+    .. math:: \\log\\Gamma(A_c) - \\log\\Gamma(A_c + L)
+              + \\sum_k [\\log\\Gamma(a_{ck} + x_k) - \\log\\Gamma(a_{ck})],
+
+    with :math:`a_{ck}` the posterior concentration, :math:`A_c = \\sum_k a_{ck}` and
+    :math:`L = \\sum_k x_k`.
+    """
+
+    kind = "multinomial"
+    multi_column = True
+
+    def __init__(self, prior=None, *, estimate=None, columns=None):
+        super().__init__(Dirichlet(1.0) if prior is None else prior, estimate=estimate,
+                         columns=columns)
+        if not isinstance(self.prior, Dirichlet):
+            raise TypeError(f"Multinomial prior must be a Dirichlet; got {self.prior!r}.")
+
+    def _lead_dims(self, label_dim):
+        return (label_dim,)
+
+    def _coords(self):
+        return {}
+
+    def category_labels(self) -> list:
+        return list(self.columns)
+
+    def n_free_parameters(self, n_labels: int) -> int:
+        return n_labels * (self.n_columns - 1)
+
+    def encode(self, data):
+        if sparse.issparse(data):
+            x = sparse.csr_array(data, dtype=float)
+            values = x.data
+        else:
+            x = _as_float_matrix(data, f"Multinomial block {self.name!r}").astype(float)
+            values = x
+        if values.size and (np.isnan(values).any() or values.min() < 0):
+            raise ValueError(
+                f"Multinomial block {self.name!r} needs non-negative counts with no missing "
+                "value (a missing count cannot be marginalized without the document "
+                "length). Fill or drop those rows."
+            )
+        return x
+
+    def count(self, enc, resp) -> dict:
+        return {"counts": _column_sums(enc, resp)}
+
+    def estimate_params(self, stats, method):
+        params = super().estimate_params(stats, method)
+        if method == "predictive":
+            counts = stats["counts"]
+            params["concentration"] = counts + self._alpha(counts.shape[0], counts.shape[1:])
+        return params
+
+    def log_likelihood(self, enc, params) -> np.ndarray:
+        if "concentration" not in params:
+            return _guarded_dot(enc, params["log_prob"])
+        a = params["concentration"]  # (K, V)
+        x = sparse.csr_array(enc)
+        lengths = np.asarray(x.sum(axis=1)).ravel()
+        rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
+        out = special.gammaln(a.sum(axis=1)) - special.gammaln(
+            a.sum(axis=1)[None, :] + lengths[:, None]
+        )
+        for k in range(a.shape[0]):
+            ak = a[k, x.indices]
+            terms = special.gammaln(ak + x.data) - special.gammaln(ak)
+            out[:, k] += np.bincount(rows, weights=terms, minlength=x.shape[0])
+        return out
+
+
+# ----------------------------------------------------------------------------------------
+# Gaussian
+# ----------------------------------------------------------------------------------------
+
+
+class Gaussian(Family):
+    """A continuous feature (or block, ``columns=[...]``) with a Gaussian likelihood.
+
+    Parameters
+    ----------
+    prior : NormalInverseGamma, optional
+        Conjugate prior; the default is weak and scaled to the pooled data.
+    ddof : {0, 1}
+        For ``estimate="ml"``: 0 divides the sum of squares by N (the maximum
+        likelihood variance), 1 by N - 1 (the unbiased variance).
+
+    Notes
+    -----
+    ``estimate="predictive"`` replaces the Gaussian by the Student-t posterior
+    predictive of the Normal-Inverse-Gamma posterior.
+    """
+
+    kind = "gaussian"
+    multi_column = True
+
+    def __init__(self, prior=None, *, ddof: int = 0, estimate=None, columns=None):
+        super().__init__(NormalInverseGamma() if prior is None else prior, estimate=estimate,
+                         columns=columns)
+        if not isinstance(self.prior, NormalInverseGamma):
+            raise TypeError(
+                f"Gaussian prior must be a NormalInverseGamma; got {self.prior!r}."
+            )
+        if ddof not in (0, 1):
+            raise ValueError(
+                f"ddof must be 0 (1/N, maximum likelihood) or 1 (1/(N-1), unbiased); "
+                f"got {ddof!r}."
+            )
+        self.ddof = ddof
+        self.shift: np.ndarray | None = None
+
+    def _learn(self, data) -> None:
+        x = self._matrix(data)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(x, axis=0)
+            var = np.nanvar(x, axis=0)
+        if np.any(np.isnan(mean)):
+            raise ValueError(
+                f"Gaussian feature {self.name!r} has a column with no observed value. Drop it."
+            )
+        self.shift = mean
+        self.prior = self.prior.resolve(mean, var)
+
+    def _matrix(self, data) -> np.ndarray:
+        x = np.asarray(_as_float_matrix(data, f"Gaussian feature {self.name!r}"), dtype=float)
+        if np.isinf(x).any():
+            raise ValueError(
+                f"Gaussian feature {self.name!r} has an infinite value. Use NaN for a missing "
+                "value, or remove the row."
+            )
+        return x
+
+    def encode(self, data):
+        """Centred values with missing set to 0, the observed mask, and the squares."""
+        xc = self._matrix(data) - self.shift
+        missing = np.isnan(xc)
+        if missing.any():
+            xc[missing] = 0.0
+            return xc, (~missing).astype(float), xc * xc
+        return xc, None, xc * xc
+
+    def count(self, enc, resp) -> dict:
+        xc, observed, xc2 = enc
+        n = (
+            np.broadcast_to(resp.sum(axis=0)[:, None], (resp.shape[1], xc.shape[1])).copy()
+            if observed is None
+            else _column_sums(observed, resp)
+        )
+        s1 = _column_sums(xc, resp)
+        s2 = _column_sums(xc2, resp)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_c = np.where(n > 0, s1 / n, 0.0)
+        ss = np.maximum(s2 - n * mean_c**2, 0.0)
+        return {"n": n, "mean": mean_c + self.shift, "ss": ss}
+
+    def estimate_params(self, stats, method) -> dict:
+        est = self.prior.point_estimate(stats["n"], stats["mean"], stats["ss"], method,
+                                        ddof=self.ddof)
+        if method == "predictive":
+            df, loc, scale2 = (np.asarray(v, float) for v in est)
+            return {"df": df, "mu": loc, "scale2": scale2}
+        mu, var = (np.asarray(v, float) for v in est)
+        return {"mu": mu, "var": var}
+
+    def log_prior(self, params) -> float:
+        return float(self.prior.logpdf(params["mu"], params["var"]).sum())
+
+    def n_free_parameters(self, n_labels: int) -> int:
+        return 2 * n_labels * self.n_columns
+
+    def log_likelihood(self, enc, params) -> np.ndarray:
+        xc, observed, xc2 = enc
+        mu = params["mu"] - self.shift
+        if "df" in params:
+            return self._student_t(xc, observed, params["df"], mu, params["scale2"])
+        prec = 1.0 / params["var"]
+        const = (mu * mu * prec + np.log(params["var"]) + LOG_2PI)
+        out = xc2 @ prec.T
+        out -= 2.0 * (xc @ (mu * prec).T)
+        out += const.sum(axis=1) if observed is None else observed @ const.T
+        out *= -0.5
+        return out
+
+    @staticmethod
+    def _student_t(xc, observed, df, loc, scale2) -> np.ndarray:
+        norm = (special.gammaln((df + 1) / 2) - special.gammaln(df / 2)
+                - 0.5 * np.log(df * np.pi * scale2))
+        out = np.empty((xc.shape[0], df.shape[0]))
+        for k in range(df.shape[0]):
+            z = (xc - loc[k]) ** 2 / (df[k] * scale2[k])
+            term = norm[k] - 0.5 * (df[k] + 1) * np.log1p(z)
+            if observed is not None:
+                term *= observed
+            out[:, k] = term.sum(axis=1)
+        return out
+
+    def sample(self, params, components, rng) -> np.ndarray:
+        return rng.normal(params["mu"][components], np.sqrt(params["var"][components]))
+
+    def to_xarray(self, params, stats, label_dim, labels) -> dict:
+        dims = self._lead_dims(label_dim)
+        coords = {label_dim: labels, **self._coords()}
+
+        def arr(v):
+            v = np.asarray(v)
+            return v if self.n_columns > 1 else v[:, 0]
+
+        if self.n_columns == 1:
+            dims, coords = (label_dim,), {label_dim: labels}
+        out = {"params": {}, "counts": {}}
+        for key, value in params.items():
+            out["params"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims,
+                                                              coords=coords)
+        if "var" in params:
+            out["params"][f"{self.name}_sigma"] = xr.DataArray(
+                np.sqrt(arr(params["var"])), dims=dims, coords=coords
+            )
+        for key, value in stats.items():
+            out["counts"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims,
+                                                              coords=coords)
+        return out
+
+
+# ----------------------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------------------
+
+
+def _single_column(data) -> pd.Series:
+    if isinstance(data, pd.DataFrame):
+        return data.iloc[:, 0]
+    if isinstance(data, pd.Series):
+        return data
+    arr = np.asarray(data)
+    return pd.Series(arr[:, 0] if arr.ndim == 2 else arr)
+
+
+def _is_range(categories: list) -> bool:
+    return all(isinstance(c, int | np.integer) and c == i for i, c in enumerate(categories))
+
+
+def _one_hot(codes: np.ndarray, n_categories: int) -> sparse.csr_array:
+    """CSR indicators of ``codes``; a negative code leaves its row empty."""
+    n = len(codes)
+    present = codes >= 0
+    if present.all():
+        indptr = np.arange(n + 1)
+        indices = codes
+    else:
+        indptr = np.concatenate([[0], np.cumsum(present)])
+        indices = codes[present]
+    data = np.ones(len(indices))
+    return sparse.csr_array((data, indices, indptr), shape=(n, n_categories))
+
+
+FAMILIES = {cls.kind: cls for cls in (Bernoulli, Categorical, Binned, Multinomial, Gaussian)}

@@ -1,0 +1,320 @@
+"""What every fitted model shares: blocks of families, the joint log-likelihood kernel,
+prediction, xarray export and netCDF persistence.
+
+A fitted model is a value: a list of bound families, their sufficient statistics
+and parameters, and the class (or component) log-probabilities. The classifier
+(:class:`bayesnb.NaiveBayesFit`) and the mixture share this class.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import xarray as xr
+
+from bayesnb._data import Table
+from bayesnb.families import FAMILIES, Family
+from bayesnb.priors import Beta, Dirichlet, NormalInverseGamma, ZeroProbabilityWarning
+
+
+def log_normalize(jll: np.ndarray) -> np.ndarray:
+    """Subtract the log-sum-exp of every row: log-probabilities that sum to one.
+
+    A row where every entry is ``-inf`` (every class ruled out by a zero probability)
+    has no posterior and raises a ``ValueError`` that names it.
+    """
+    top = jll.max(axis=1, keepdims=True)
+    bad = ~np.isfinite(top[:, 0])
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"row {row} has likelihood 0 under every class ({int(bad.sum())} such row(s)): "
+            "each class gives probability 0 to one of its values. Fit with "
+            "estimate='mean' or 'map' under a prior with alpha > 1 to smooth the zeros."
+        )
+    shifted = jll - top
+    np.exp(shifted, out=shifted)
+    lse = np.log(shifted.sum(axis=1, keepdims=True)) + top
+    return jll - lse
+
+
+def log_sum_exp_rows(jll: np.ndarray) -> np.ndarray:
+    """Row-wise log-sum-exp (the log marginal likelihood of each row)."""
+    top = jll.max(axis=1, keepdims=True)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return (np.log(np.exp(jll - safe).sum(axis=1, keepdims=True)) + safe)[:, 0]
+
+
+class FittedModel:
+    """Blocks of bound families with statistics and parameters over ``label_dim``.
+
+    Attributes
+    ----------
+    labels : list
+        Coordinates of the class (or component) dimension.
+    blocks : list of Family
+        The bound feature families, in declaration order.
+    stats, block_params : list of dict
+        Sufficient statistics and estimated parameters of each block.
+    class_counts : ndarray (K,)
+    class_log_prob : ndarray (K,)
+    """
+
+    label_dim = "label"
+
+    def __init__(self, *, labels, blocks, stats, block_params, class_counts, class_log_prob,
+                 class_prior, estimates, feature_names, is_frame, target="label"):
+        self.labels = list(labels)
+        self.blocks: list[Family] = blocks
+        self.stats = stats
+        self.block_params = block_params
+        self.class_counts = np.asarray(class_counts, float)
+        self.class_log_prob = np.asarray(class_log_prob, float)
+        self.class_prior = class_prior
+        self.estimates = estimates
+        self.feature_names = list(feature_names)
+        self.is_frame = is_frame
+        self.target = target
+
+    @classmethod
+    def from_statistics(cls, *, labels, blocks, stats, class_counts, class_prior, estimates,
+                        **kwargs):
+        """Estimate every parameter from sufficient statistics and build the fitted model."""
+        block_params, class_log_prob = estimate_all(blocks, stats, class_counts, class_prior,
+                                                    estimates)
+        return cls(labels=labels, blocks=blocks, stats=stats, block_params=block_params,
+                   class_counts=class_counts, class_log_prob=class_log_prob,
+                   class_prior=class_prior, estimates=estimates, **kwargs)
+
+    # -- the kernel --------------------------------------------------------------------
+    def encode(self, X) -> list:
+        """Encode ``X`` for every block (reuse it to score the same rows repeatedly)."""
+        table = X if isinstance(X, Table) else Table(X, feature_names=None)
+        if table.is_frame != self.is_frame:
+            kind = "a DataFrame" if self.is_frame else "an array"
+            raise TypeError(f"the model was fit on {kind}; give X in the same form.")
+        missing = [c for c in self.feature_names if c not in table.names]
+        if missing:
+            raise ValueError(
+                f"X lacks the feature column(s) {missing[:10]!r} the model was fit on. "
+                "Give every feature; put NaN where a value is missing."
+            )
+        if not table.is_frame and table.names != self.feature_names:
+            raise ValueError(
+                f"X has {len(table.names)} columns; the model was fit on "
+                f"{len(self.feature_names)}."
+            )
+        return [block.encode(table.take(block.columns)) for block in self.blocks]
+
+    def _joint(self, encoded: list) -> np.ndarray:
+        jll = None
+        for block, enc, params in zip(self.blocks, encoded, self.block_params, strict=True):
+            term = block.log_likelihood(enc, params)
+            jll = term if jll is None else jll.__iadd__(term)
+        if jll is None:
+            raise ValueError("the model has no feature to score.")
+        jll += self.class_log_prob
+        return jll
+
+    def joint_log_likelihood(self, X) -> np.ndarray:
+        """``log P(c) + sum_i log p(x_i | c)`` for every row and class, shape (n, K).
+
+        A missing value contributes nothing: its factor is marginalized exactly.
+        """
+        return self._joint(self.encode(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log posterior class probabilities, shape (n, K), columns in ``labels`` order."""
+        return log_normalize(self.joint_log_likelihood(X))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior class probabilities, shape (n, K), columns in ``labels`` order."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The class with the largest posterior probability (the MAP decision rule)."""
+        jll = self.joint_log_likelihood(X)
+        return np.asarray(self.labels, dtype=object if self._object_labels() else None)[
+            jll.argmax(axis=1)
+        ]
+
+    def _object_labels(self) -> bool:
+        return any(isinstance(v, str) for v in self.labels)
+
+    def log_likelihood_rows(self, X) -> np.ndarray:
+        """``log p(x)`` of every row, summing over the classes."""
+        return log_sum_exp_rows(self.joint_log_likelihood(X))
+
+    # -- parameter counting ----------------------------------------------------------------
+    def n_free_parameters(self) -> int:
+        k = len(self.labels)
+        return (k - 1) + sum(b.n_free_parameters(k) for b in self.blocks)
+
+    # -- xarray export ---------------------------------------------------------------------
+    def _export(self) -> tuple[dict, dict]:
+        dim = self.label_dim
+        params = {"class_prob": xr.DataArray(np.exp(self.class_log_prob), dims=(dim,),
+                                             coords={dim: self.labels})}
+        counts = {"class_count": xr.DataArray(self.class_counts, dims=(dim,),
+                                              coords={dim: self.labels})}
+        for block, st, pr in zip(self.blocks, self.stats, self.block_params, strict=True):
+            out = block.to_xarray(pr, st, dim, self.labels)
+            params.update(out["params"])
+            counts.update(out["counts"])
+        return params, counts
+
+    @property
+    def params(self) -> xr.Dataset:
+        """Estimated parameters, as probabilities, means and variances with named dims."""
+        params, _ = self._export()
+        ds = xr.Dataset(params)
+        ds.attrs["estimates"] = json.dumps(self.estimates)
+        return ds
+
+    @property
+    def counts(self) -> xr.Dataset:
+        """The sufficient statistics the parameters were estimated from."""
+        _, counts = self._export()
+        return xr.Dataset(counts)
+
+    # -- persistence -------------------------------------------------------------------------
+    def _config(self) -> dict:
+        return {
+            "model": type(self).__name__,
+            "labels": _jsonable(self.labels),
+            "blocks": [_family_config(b) for b in self.blocks],
+            "estimates": self.estimates,
+            "class_prior": _prior_config(self.class_prior),
+            "feature_names": self.feature_names,
+            "is_frame": self.is_frame,
+            "target": self.target,
+        }
+
+    def _to_dataset(self) -> xr.Dataset:
+        data = {"class_counts": (("class_",), self.class_counts)}
+        for i, st in enumerate(self.stats):
+            for key, value in st.items():
+                value = np.asarray(value)
+                dims = tuple(f"stat_{i}_{key}_{j}" for j in range(value.ndim))
+                data[f"stat_{i}_{key}"] = (dims, value)
+        ds = xr.Dataset(data)
+        ds.attrs["bayesnb_config"] = json.dumps(self._config())
+        return ds
+
+    def save(self, path) -> None:
+        """Write the model to a netCDF-3 file (statistics plus declaration; no pickle).
+
+        Loading re-estimates the parameters from the saved statistics with the same
+        code, so the round trip is exact.
+        """
+        self._to_dataset().to_netcdf(path, engine="scipy")
+
+
+def load(path):
+    """Read a model written by ``save``. Returns the fitted object."""
+    with xr.open_dataset(path, engine="scipy") as ds:
+        ds = ds.load()
+    config = json.loads(ds.attrs["bayesnb_config"])
+    blocks = [_family_from_config(c) for c in config["blocks"]]
+    stats = []
+    for i, block in enumerate(blocks):
+        prefix = f"stat_{i}_"
+        stats.append({k[len(prefix):]: ds[k].values for k in ds.data_vars if k.startswith(prefix)})
+        block.name = config["blocks"][i]["state"]["name"]
+    from bayesnb import mixture, naive_bayes
+
+    classes = {"NaiveBayesFit": naive_bayes.NaiveBayesFit}
+    if hasattr(mixture, "MixtureFit"):
+        classes["MixtureFit"] = mixture.MixtureFit
+    cls = classes[config["model"]]
+    with warnings.catch_warnings():  # the fit already warned about any zero probability
+        warnings.simplefilter("ignore", ZeroProbabilityWarning)
+        return cls.from_statistics(
+            labels=config["labels"],
+            blocks=blocks,
+            stats=stats,
+            class_counts=ds["class_counts"].values,
+            class_prior=_prior_from_config(config["class_prior"]),
+            estimates=config["estimates"],
+            feature_names=config["feature_names"],
+            is_frame=config["is_frame"],
+            target=config["target"],
+        )
+
+
+def estimate_all(blocks, stats, class_counts, class_prior, estimates) -> tuple[list, np.ndarray]:
+    """Parameters of every block and the class log-probabilities from statistics."""
+    params = [
+        b.estimate_params(st, estimates["features"][b.name])
+        for b, st in zip(blocks, stats, strict=True)
+    ]
+    k = len(class_counts)
+    class_log_prob = Dirichlet(class_prior.resolve(k)).point_estimate(
+        class_counts, estimates["class"]
+    )
+    return params, class_log_prob
+
+
+# -- JSON helpers ---------------------------------------------------------------------------
+
+
+def _jsonable(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _prior_config(prior) -> dict:
+    if isinstance(prior, Dirichlet):
+        return {"type": type(prior).__name__, "alpha": _jsonable(prior.alpha)}
+    return {
+        "type": "NormalInverseGamma",
+        **{k: _jsonable(np.asarray(getattr(prior, k))) for k in ("mu", "kappa", "alpha", "beta")},
+    }
+
+
+def _prior_from_config(config: dict):
+    kind = config["type"]
+    if kind in ("Dirichlet", "Beta"):
+        prior = (Beta if kind == "Beta" else Dirichlet).__new__(
+            Beta if kind == "Beta" else Dirichlet
+        )
+        object.__setattr__(prior, "alpha", np.asarray(config["alpha"], dtype=float))
+        return prior
+    return NormalInverseGamma(
+        **{k: np.asarray(config[k], dtype=float) for k in ("mu", "kappa", "alpha", "beta")}
+    )
+
+
+_ARRAY_STATE = ("shift", "edges")
+
+
+def _family_config(block: Family) -> dict:
+    state = {}
+    for key, value in vars(block).items():
+        if key == "prior":
+            state[key] = _prior_config(value)
+        else:
+            state[key] = _jsonable(value)
+    return {"kind": block.kind, "state": state}
+
+
+def _family_from_config(config: dict) -> Family:
+    cls = FAMILIES[config["kind"]]
+    block = cls.__new__(cls)
+    state = dict(config["state"])
+    state["prior"] = _prior_from_config(state["prior"])
+    for key in _ARRAY_STATE:
+        if state.get(key) is not None:
+            state[key] = np.asarray(state[key], dtype=float)
+    if state.get("values") is not None:
+        state["values"] = tuple(state["values"])
+    vars(block).update(state)
+    return block

@@ -1,0 +1,498 @@
+"""Conjugate priors: Dirichlet (and Beta, its two-category case) and Normal-Inverse-Gamma.
+
+Each prior knows its conjugate update from sufficient statistics, its mode, mean,
+variance, log density and how to draw samples. :meth:`Dirichlet.point_estimate` and
+:meth:`NormalInverseGamma.point_estimate` turn sufficient statistics into the three
+point estimators of the package (``"ml"``, ``"map"``, ``"mean"``).
+
+Laplace smoothing and the m-estimate are Dirichlet priors in disguise:
+:func:`laplace` and :func:`m_estimate` build them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special, stats
+
+ESTIMATES = ("ml", "map", "mean", "predictive")
+
+
+class ZeroProbabilityWarning(UserWarning):
+    """A maximum-likelihood (or boundary MAP) estimate gave a probability of exactly 0.
+
+    Any new observation of that value then has likelihood 0 under that class, the
+    seeds' "zero conditional probability" problem. Use ``estimate="mean"`` or a
+    Dirichlet prior with every concentration > 1 to smooth it away.
+    """
+
+
+def check_estimate(estimate: str, name: str = "estimate") -> str:
+    """Validate an estimator name and return it."""
+    if estimate not in ESTIMATES:
+        raise ValueError(
+            f"{name} must be one of {ESTIMATES}; got {estimate!r}. "
+            "Use 'ml' for counts, 'map' for the posterior mode, 'mean' for the posterior "
+            "mean, or 'predictive' for the full posterior predictive."
+        )
+    return estimate
+
+
+def _as_concentration(value, name: str) -> np.ndarray:
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(
+            f"{name} must be finite and > 0; got {value!r}. "
+            "A concentration counts prior pseudo-observations, so it is positive."
+        )
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class Dirichlet:
+    """Dirichlet prior over the probabilities of a categorical variable.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Concentration. A scalar is symmetric (the same pseudo-count for every
+        category). An array of shape ``(n_categories,)`` is asymmetric, and one of
+        shape ``(n_labels, n_categories)`` gives every class its own prior.
+
+    Notes
+    -----
+    With counts :math:`n_v` summing to :math:`N` over :math:`V` categories, the
+    posterior is :math:`\\mathrm{Dir}(\\alpha + n)` and
+
+    * ML: :math:`\\hat\\theta_v = n_v / N`
+    * MAP (posterior mode): :math:`(n_v + \\alpha_v - 1) / (N + \\sum\\alpha - V)`
+    * mean (= posterior predictive of one draw): :math:`(n_v + \\alpha_v) / (N + \\sum\\alpha)`
+
+    Examples
+    --------
+    >>> prior = Dirichlet([5.0, 3.0])          # a Beta(3, 5) in Dirichlet form
+    >>> post = prior.posterior([2, 1])
+    >>> post.alpha
+    array([7., 4.])
+    >>> post.mean()
+    array([0.63636364, 0.36363636])
+    """
+
+    alpha: np.ndarray
+
+    def __init__(self, alpha=1.0):
+        object.__setattr__(self, "alpha", _as_concentration(alpha, "alpha"))
+
+    def __repr__(self) -> str:
+        a = self.alpha
+        return f"Dirichlet({a.item() if a.ndim == 0 else a.tolist()!r})"
+
+    # -- shape ------------------------------------------------------------------------
+    def resolve(self, n_categories: int, n_labels: int | None = None) -> np.ndarray:
+        """Broadcast the concentration to ``(n_categories,)`` or ``(n_labels, n_categories)``.
+
+        Raises a ``ValueError`` naming the shapes when they do not fit.
+        """
+        shape = (n_categories,) if n_labels is None else (n_labels, n_categories)
+        try:
+            return np.broadcast_to(self.alpha, shape).copy()
+        except ValueError:
+            raise ValueError(
+                f"Dirichlet alpha of shape {self.alpha.shape} does not fit {shape} "
+                "(n_labels, n_categories). Give a scalar, one value per category, or "
+                "one row per class."
+            ) from None
+
+    def _full(self) -> np.ndarray:
+        if self.alpha.ndim == 0:
+            raise ValueError(
+                "this Dirichlet has a scalar alpha, so its number of categories is "
+                f"unknown; got alpha={self.alpha.item()!r}. Call .with_categories(n) first."
+            )
+        return self.alpha
+
+    def with_categories(self, n_categories: int) -> Dirichlet:
+        """The same prior with its concentration spelled out for ``n_categories``."""
+        return Dirichlet(self.resolve(n_categories))
+
+    # -- conjugate update ---------------------------------------------------------------
+    def posterior(self, counts) -> Dirichlet:
+        """The posterior Dirichlet after observing ``counts`` (last axis: categories)."""
+        counts = np.asarray(counts, dtype=float)
+        return Dirichlet(self.alpha + counts)
+
+    # -- moments ------------------------------------------------------------------------
+    def mean(self) -> np.ndarray:
+        a = self._full()
+        return a / a.sum(axis=-1, keepdims=True)
+
+    def mode(self) -> np.ndarray:
+        """The mode :math:`(\\alpha_v - 1)/(\\sum\\alpha - V)`; needs every alpha >= 1."""
+        a = self._full()
+        _check_mode_defined(a - 1.0, a)
+        return (a - 1.0) / (a.sum(axis=-1, keepdims=True) - a.shape[-1])
+
+    def var(self) -> np.ndarray:
+        a = self._full()
+        a0 = a.sum(axis=-1, keepdims=True)
+        m = a / a0
+        return m * (1.0 - m) / (a0 + 1.0)
+
+    # -- density and sampling -------------------------------------------------------------
+    def logpdf(self, p) -> np.ndarray:
+        """Log density at probability vectors ``p`` (last axis: categories)."""
+        a = self._full()
+        p = np.asarray(p, dtype=float)
+        norm = special.gammaln(a.sum(axis=-1)) - special.gammaln(a).sum(axis=-1)
+        return norm + special.xlogy(a - 1.0, p).sum(axis=-1)
+
+    def sample(self, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
+        """Draw probability vectors; ``size`` draws stack on a new first axis."""
+        a = self._full()
+        shape = a.shape if size is None else (size, *a.shape)
+        g = rng.standard_gamma(np.broadcast_to(a, shape))
+        return g / g.sum(axis=-1, keepdims=True)
+
+    # -- point estimates from counts --------------------------------------------------------
+    def point_estimate(self, counts, estimate: str, *, segments=None) -> np.ndarray:
+        """Log-probabilities estimated from ``counts`` under this prior.
+
+        Parameters
+        ----------
+        counts : ndarray, shape (..., M)
+            Counts per category, last axis. Several categorical variables may be laid
+            side by side on the last axis; ``segments`` then gives the start of each.
+        estimate : {"ml", "map", "mean", "predictive"}
+            ``"predictive"`` is the posterior predictive of one draw, which equals the
+            posterior mean.
+        segments : array_like of int, optional
+            Start offsets of the variables along the last axis (as for
+            :func:`numpy.add.reduceat`). Default: one variable.
+
+        Returns
+        -------
+        ndarray
+            Log-probabilities, same shape as ``counts``; ``-inf`` where a probability is 0.
+        """
+        check_estimate(estimate)
+        counts = np.asarray(counts, dtype=float)
+        m = counts.shape[-1]
+        starts = np.zeros(1, dtype=np.intp) if segments is None else np.asarray(segments)
+        sizes = np.diff(np.append(starts, m))
+        owner = np.repeat(np.arange(len(starts)), sizes)
+        alpha = np.broadcast_to(self.alpha, counts.shape) if estimate != "ml" else 0.0
+        if estimate == "ml":
+            num = counts
+        elif estimate == "map":
+            num = counts + alpha - 1.0
+            _check_mode_defined(num, alpha)
+        else:
+            num = counts + alpha
+        totals = np.add.reduceat(num, starts, axis=-1)
+        if np.any(totals <= 0):
+            where = np.argwhere(totals <= 0)[0]
+            raise ValueError(
+                f"estimate={estimate!r} is undefined where a variable has no observations "
+                f"and no prior pseudo-counts (first at index {tuple(where)}). "
+                "Use estimate='mean' or a Dirichlet prior with alpha > 1."
+            )
+        with np.errstate(divide="ignore"):
+            logp = np.log(num) - np.log(totals)[..., owner]
+        if np.any(num == 0):
+            warnings.warn(
+                f"estimate={estimate!r} gives probability 0 to {int(np.sum(num == 0))} "
+                "(class, value) pairs never seen in training; their log-probability is "
+                "-inf, so any row showing such a value rules that class out. Use "
+                "estimate='mean' or a prior with alpha > 1 to smooth.",
+                ZeroProbabilityWarning,
+                stacklevel=3,
+            )
+        return logp
+
+
+def _check_mode_defined(numerator: np.ndarray, alpha) -> None:
+    if np.any(numerator < 0):
+        bad = float(np.min(np.asarray(alpha)[np.broadcast_to(numerator < 0, np.shape(alpha))]))
+        raise ValueError(
+            "estimate='map' needs every concentration >= 1 where a count is 0 (the mode "
+            f"lies on the boundary when alpha < 1); got alpha={bad:g}. Use "
+            "estimate='mean' or alpha >= 1."
+        )
+
+
+class Beta(Dirichlet):
+    """Beta(α, β) prior on the probability of a Boolean "true" (1).
+
+    A Beta is a Dirichlet over two categories, stored in the package's category order
+    ``[false, true]``: ``Beta(a, b)`` is ``Dirichlet([b, a])``.
+
+    Examples
+    --------
+    >>> Beta(4, 7).update(successes=1, failures=4)     # seed 003: Beta(4,7) -> Beta(5,11)
+    Beta(5.0, 11.0)
+    >>> float(Beta(2, 3).beta_mode()), float(Beta(2, 3).beta_mean())
+    (0.333333, 0.4)
+    """
+
+    def __init__(self, a: float = 1.0, b: float = 1.0):
+        a = _as_concentration(a, "a")
+        b = _as_concentration(b, "b")
+        super().__init__(np.stack(np.broadcast_arrays(b, a), axis=-1))
+
+    @property
+    def a(self) -> np.ndarray:
+        return self.alpha[..., 1]
+
+    @property
+    def b(self) -> np.ndarray:
+        return self.alpha[..., 0]
+
+    def __repr__(self) -> str:
+        a, b = self.a, self.b
+        if a.ndim == 0:
+            return f"Beta({a.item()!r}, {b.item()!r})"
+        return f"Beta({a.tolist()!r}, {b.tolist()!r})"
+
+    def update(self, successes, failures) -> Beta:
+        """The posterior Beta after ``successes`` trues and ``failures`` falses."""
+        return Beta(self.a + np.asarray(successes), self.b + np.asarray(failures))
+
+    def beta_mean(self):
+        """:math:`\\alpha / (\\alpha + \\beta)`, the probability of true."""
+        return self.mean()[..., 1]
+
+    def beta_mode(self):
+        """:math:`(\\alpha - 1)/(\\alpha + \\beta - 2)`, the probability of true."""
+        return self.mode()[..., 1]
+
+    def beta_var(self):
+        return self.var()[..., 1]
+
+    def beta_logpdf(self, theta):
+        theta = np.asarray(theta, dtype=float)
+        return self.logpdf(np.stack([1.0 - theta, theta], axis=-1))
+
+
+def laplace(k: float = 1.0) -> Dirichlet:
+    """Laplace smoothing of strength ``k`` as a prior.
+
+    ``(count + k) / (N + k |X|)`` is the posterior mean under ``Dirichlet(k)`` and the
+    MAP under ``Dirichlet(k + 1)``. This returns ``Dirichlet(k)``: use it with
+    ``estimate="mean"``. ``k = 0`` is maximum likelihood; use ``estimate="ml"``.
+
+    Examples
+    --------
+    >>> laplace(1)
+    Dirichlet(1.0)
+    """
+    if not np.isfinite(k) or k <= 0:
+        raise ValueError(
+            f"laplace(k) needs a finite k > 0; got k={k!r}. k = 0 is maximum likelihood: "
+            "use estimate='ml' instead."
+        )
+    return Dirichlet(float(k))
+
+
+def m_estimate(m: float, p) -> Dirichlet:
+    """The m-estimate ``(n_c + m p) / (n + m)`` as the prior ``Dirichlet(m p)``.
+
+    Use it with ``estimate="mean"``. ``p`` is the prior estimate of each category's
+    probability (a scalar such as ``1/t`` or one value per category).
+
+    Examples
+    --------
+    >>> m_estimate(1, 1 / 3).alpha
+    array(0.33333333)
+    """
+    p = np.asarray(p, dtype=float)
+    if m <= 0 or np.any(p <= 0):
+        raise ValueError(
+            f"m_estimate needs m > 0 and every p > 0; got m={m!r}, p={p.tolist()!r}. "
+            "m counts virtual examples and p is a prior probability."
+        )
+    return Dirichlet(m * p)
+
+
+@dataclass(frozen=True)
+class NormalInverseGamma:
+    """Normal-Inverse-Gamma prior on a Gaussian's mean and variance.
+
+    :math:`\\sigma^2 \\sim \\mathrm{InvGamma}(\\alpha, \\beta)` and
+    :math:`\\mu \\mid \\sigma^2 \\sim N(\\mu_0, \\sigma^2/\\kappa)`.
+
+    Parameters
+    ----------
+    mu : float or None
+        Prior mean. ``None`` (the default) takes the pooled mean of the feature in the
+        training data.
+    kappa : float
+        Pseudo-observations behind ``mu``.
+    alpha, beta : float
+        Inverse-Gamma shape and scale. ``beta=None`` (the default) sets it to
+        ``alpha`` times the pooled variance of the feature, so the prior is about as
+        wide as the data: a unit-information default that keeps the package
+        invariant to the feature's units.
+
+    Notes
+    -----
+    From ``n`` observations with mean :math:`\\bar x` and centred sum of squares
+    :math:`S`:
+
+    .. math::
+        \\kappa_n = \\kappa + n,\\quad
+        \\mu_n = (\\kappa\\mu_0 + n\\bar x)/\\kappa_n,\\quad
+        \\alpha_n = \\alpha + n/2,\\quad
+        \\beta_n = \\beta + S/2 + \\kappa n(\\bar x - \\mu_0)^2 / (2\\kappa_n).
+
+    The joint mode is :math:`(\\mu_n, \\beta_n/(\\alpha_n + 3/2))`, the posterior
+    mean :math:`(\\mu_n, \\beta_n/(\\alpha_n - 1))`, and the posterior predictive is a
+    Student-t with :math:`2\\alpha_n` degrees of freedom, location :math:`\\mu_n` and
+    squared scale :math:`\\beta_n(\\kappa_n + 1)/(\\alpha_n\\kappa_n)`.
+
+    Examples
+    --------
+    >>> prior = NormalInverseGamma(mu=0.0, kappa=1.0, alpha=2.0, beta=2.0)
+    >>> post = prior.posterior(n=4, mean=1.0, ss=3.0)
+    >>> post.kappa, post.mu, post.alpha, post.beta
+    (5.0, 0.8, 4.0, 3.9)
+    """
+
+    mu: float | np.ndarray | None = None
+    kappa: float | np.ndarray = 1.0
+    alpha: float | np.ndarray = 1.0
+    beta: float | np.ndarray | None = None
+
+    def __post_init__(self):
+        for name in ("kappa", "alpha"):
+            _as_concentration(getattr(self, name), name)
+        if self.beta is not None:
+            _as_concentration(self.beta, "beta")
+
+    def resolve(self, pooled_mean, pooled_var) -> NormalInverseGamma:
+        """Fill the data-dependent defaults from the pooled mean and variance."""
+        mu = pooled_mean if self.mu is None else self.mu
+        beta = self.alpha * np.asarray(pooled_var) if self.beta is None else self.beta
+        beta = np.where(np.asarray(beta) > 0, beta, self.alpha)  # constant feature: unit scale
+        return NormalInverseGamma(
+            mu=np.asarray(mu, float),
+            kappa=np.asarray(self.kappa, float),
+            alpha=np.asarray(self.alpha, float),
+            beta=np.asarray(beta, float),
+        )
+
+    def _check_resolved(self):
+        if self.mu is None or self.beta is None:
+            raise ValueError(
+                "this NormalInverseGamma still has data-dependent defaults "
+                f"(mu={self.mu!r}, beta={self.beta!r}). Give mu and beta, or call "
+                ".resolve(pooled_mean, pooled_var)."
+            )
+
+    def posterior(self, n, mean, ss) -> NormalInverseGamma:
+        """Update on ``n`` observations with mean ``mean`` and centred sum of squares ``ss``."""
+        self._check_resolved()
+        n, mean, ss = (np.asarray(v, dtype=float) for v in (n, mean, ss))
+        kappa_n = self.kappa + n
+        mean = np.where(n > 0, mean, 0.0)
+        mu_n = (self.kappa * self.mu + n * mean) / kappa_n
+        alpha_n = self.alpha + n / 2.0
+        beta_n = self.beta + ss / 2.0 + self.kappa * n * (mean - self.mu) ** 2 / (2.0 * kappa_n)
+        return NormalInverseGamma(mu=mu_n, kappa=kappa_n, alpha=alpha_n, beta=beta_n)
+
+    def posterior_from_data(self, x) -> NormalInverseGamma:
+        x = np.asarray(x, dtype=float)
+        return self.posterior(x.size, x.mean(), ((x - x.mean()) ** 2).sum())
+
+    def mode(self) -> tuple[np.ndarray, np.ndarray]:
+        """Joint mode ``(mu, sigma2)``."""
+        self._check_resolved()
+        return np.asarray(self.mu, float), np.asarray(self.beta / (self.alpha + 1.5))
+
+    def mean(self) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior means ``(E[mu], E[sigma2])``; ``E[sigma2]`` needs alpha > 1."""
+        self._check_resolved()
+        if np.any(np.asarray(self.alpha) <= 1):
+            raise ValueError(
+                "E[sigma2] of an Inverse-Gamma needs alpha > 1; got alpha="
+                f"{np.min(self.alpha):g}. Use more data, a larger prior alpha, or "
+                "estimate='map'."
+            )
+        return np.asarray(self.mu, float), np.asarray(self.beta / (self.alpha - 1.0))
+
+    def var(self) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior variances ``(Var[mu], Var[sigma2])``; need alpha > 1 and > 2."""
+        self._check_resolved()
+        a, b, k = (np.asarray(v, float) for v in (self.alpha, self.beta, self.kappa))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var_mu = np.where(a > 1, b / ((a - 1.0) * k), np.inf)
+            var_s2 = np.where(a > 2, b**2 / ((a - 1.0) ** 2 * (a - 2.0)), np.inf)
+        return var_mu, var_s2
+
+    def predictive(self):
+        """The posterior predictive, a frozen ``scipy.stats.t``."""
+        df, loc, scale2 = self.predictive_params()
+        return stats.t(df=df, loc=loc, scale=np.sqrt(scale2))
+
+    def predictive_params(self):
+        """``(df, loc, scale**2)`` of the Student-t posterior predictive."""
+        self._check_resolved()
+        return (
+            2.0 * np.asarray(self.alpha, float),
+            np.asarray(self.mu, float),
+            self.beta * (self.kappa + 1.0) / (self.alpha * self.kappa),
+        )
+
+    def logpdf(self, mu, sigma2) -> np.ndarray:
+        """Log density of the prior at ``(mu, sigma2)``."""
+        self._check_resolved()
+        a, b, k, m = self.alpha, self.beta, self.kappa, self.mu
+        sigma2 = np.asarray(sigma2, float)
+        log_ig = a * np.log(b) - special.gammaln(a) - (a + 1.0) * np.log(sigma2) - b / sigma2
+        log_n = -0.5 * np.log(2 * np.pi * sigma2 / k) - k * (np.asarray(mu) - m) ** 2 / (
+            2 * sigma2
+        )
+        return log_ig + log_n
+
+    def sample(self, rng: np.random.Generator, size: int | None = None):
+        """Draw ``(mu, sigma2)`` pairs."""
+        self._check_resolved()
+        shape = np.broadcast(self.mu, self.alpha, self.beta, self.kappa).shape
+        if size is not None:
+            shape = (size, *shape)
+        sigma2 = self.beta / rng.gamma(np.broadcast_to(self.alpha, shape))
+        mu = rng.normal(np.broadcast_to(self.mu, shape), np.sqrt(sigma2 / self.kappa))
+        return mu, sigma2
+
+    def point_estimate(self, n, mean, ss, estimate: str, ddof: int = 0):
+        """``(mu, sigma2)`` estimated from sufficient statistics.
+
+        ``"ml"`` gives the sample mean and ``ss / (n - ddof)``: ``ddof=0`` is the
+        maximum-likelihood (1/N) variance and ``ddof=1`` the unbiased (N-1) one.
+        ``"predictive"`` returns the Student-t ``(df, loc, scale**2)`` instead.
+        """
+        check_estimate(estimate)
+        n, mean, ss = (np.asarray(v, dtype=float) for v in (n, mean, ss))
+        if estimate == "ml":
+            if np.any(n - ddof <= 0):
+                raise ValueError(
+                    f"estimate='ml' with ddof={ddof} needs more than {ddof} observation(s) "
+                    "of every Gaussian feature in every class; some have "
+                    f"{int(np.min(n))}. Use estimate='map' or 'mean', which borrow "
+                    "strength from the Normal-Inverse-Gamma prior."
+                )
+            var = ss / (n - ddof)
+            if np.any(var <= 0):
+                raise ValueError(
+                    "estimate='ml' found a Gaussian feature with zero variance within a "
+                    "class, so its density is infinite there. Use estimate='map' or "
+                    "'mean', which keep the variance positive through the prior."
+                )
+            return mean, var
+        post = self.posterior(n, mean, ss)
+        if estimate == "map":
+            return post.mode()
+        if estimate == "mean":
+            return post.mean()
+        return post.predictive_params()
