@@ -16,7 +16,8 @@ from bayesnb.priors import ZeroProbabilityWarning
 def play_tennis_report() -> str:
     df = bnb.datasets.play_tennis()
     query = pd.DataFrame(
-        [["Sunny", "Cool", "High", "Strong"]], columns=["outlook", "temperature", "humidity", "wind"]
+        [["Sunny", "Cool", "High", "Strong"]],
+        columns=["outlook", "temperature", "humidity", "wind"],
     )
     lines = ["PlayTennis (seed 001): x' = (Sunny, Cool, High, Strong)", ""]
     lines.append(f"{'estimate':<10} {'P(No|x)':>9} {'P(Yes|x)':>9}  unnormalized No / Yes   answer")

@@ -42,9 +42,7 @@ class Table:
                 else [str(n) for n in feature_names]
             )
         if len(names) != data.shape[1]:
-            raise ValueError(
-                f"feature_names has {len(names)} names for {data.shape[1]} columns."
-            )
+            raise ValueError(f"feature_names has {len(names)} names for {data.shape[1]} columns.")
         self.data = data
         self.names = names
         self.is_frame = isinstance(data, pd.DataFrame)
@@ -120,8 +118,7 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
     for name, family in features.items():
         if not isinstance(family, Family):
             raise TypeError(
-                f"features[{name!r}] must be a family such as bnb.Categorical(); got "
-                f"{family!r}."
+                f"features[{name!r}] must be a family such as bnb.Categorical(); got {family!r}."
             )
         columns = [str(c) for c in (family.columns or [name])]
         missing = [c for c in columns if c not in table.names]
@@ -132,9 +129,7 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
             )
         for c in columns:
             if c in used:
-                raise ValueError(
-                    f"column {c!r} is declared twice, by {used[c]!r} and {name!r}."
-                )
+                raise ValueError(f"column {c!r} is declared twice, by {used[c]!r} and {name!r}.")
             used[c] = name
         out.append((str(name), family, columns))
     undeclared = [c for c in table.names if c not in used]

@@ -21,6 +21,7 @@ model, which learns their categories, edges or scale.
 from __future__ import annotations
 
 import copy
+import itertools
 import warnings
 
 import numpy as np
@@ -133,7 +134,10 @@ class _Discrete(Family):
         prior = self.prior
         alpha = np.asarray(prior.alpha, dtype=float)
         target = (n_labels, *shape)
-        for candidate in (alpha, alpha[:, None, :] if alpha.ndim == 2 and self.multi_column else None):
+        for candidate in (
+            alpha,
+            alpha[:, None, :] if alpha.ndim == 2 and self.multi_column else None,
+        ):
             if candidate is None:
                 continue
             try:
@@ -149,7 +153,11 @@ class _Discrete(Family):
     def estimate_params(self, stats: dict, method: str) -> dict:
         counts = stats["counts"]
         alpha = self._alpha(counts.shape[0], counts.shape[1:])
-        return {"log_prob": Dirichlet(alpha).point_estimate(counts, method)}
+        return {
+            "log_prob": Dirichlet(alpha).point_estimate(
+                counts, method, what=f"{self.kind} feature {self.name!r}"
+            )
+        }
 
     def log_prior(self, params: dict) -> float:
         """Log density of the prior at the estimated probabilities (for MAP-EM)."""
@@ -198,8 +206,9 @@ class Bernoulli(_Discrete):
     multi_column = True
 
     def __init__(self, prior=None, *, values=None, estimate=None, columns=None):
-        super().__init__(Beta(1.0, 1.0) if prior is None else prior, estimate=estimate,
-                         columns=columns)
+        super().__init__(
+            Beta(1.0, 1.0) if prior is None else prior, estimate=estimate, columns=columns
+        )
         if not isinstance(self.prior, Dirichlet):
             raise TypeError(f"Bernoulli prior must be a Beta or Dirichlet; got {self.prior!r}.")
         self.values = None if values is None else tuple(values)
@@ -298,8 +307,11 @@ class Bernoulli(_Discrete):
                 out += observed @ log0.T
             return out
         # A zero probability somewhere: weigh ones and zeros separately, guarded.
-        zeros = (1.0 - x.toarray() if sparse.issparse(x) else 1.0 - x) if observed is None \
+        zeros = (
+            (1.0 - x.toarray() if sparse.issparse(x) else 1.0 - x)
+            if observed is None
             else observed - x
+        )
         return _guarded_dot(x, log1) + _guarded_dot(zeros, log0)
 
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
@@ -337,16 +349,16 @@ class Categorical(_Discrete):
 
     kind = "categorical"
 
-    def __init__(self, prior=None, *, categories=None, unseen="marginalize", estimate=None,
-                 columns=None):
-        super().__init__(Dirichlet(1.0) if prior is None else prior, estimate=estimate,
-                         columns=columns)
+    def __init__(
+        self, prior=None, *, categories=None, unseen="marginalize", estimate=None, columns=None
+    ):
+        super().__init__(
+            Dirichlet(1.0) if prior is None else prior, estimate=estimate, columns=columns
+        )
         if not isinstance(self.prior, Dirichlet):
             raise TypeError(f"Categorical prior must be a Dirichlet; got {self.prior!r}.")
         if unseen not in ("marginalize", "error"):
-            raise ValueError(
-                f"unseen must be 'marginalize' or 'error'; got {unseen!r}."
-            )
+            raise ValueError(f"unseen must be 'marginalize' or 'error'; got {unseen!r}.")
         self.categories = None if categories is None else list(categories)
         self.unseen = unseen
 
@@ -426,8 +438,11 @@ class Binned(Categorical):
 
     def __init__(self, edges, prior=None, *, estimate=None, columns=None):
         edges = np.asarray(edges, dtype=float)
-        if edges.ndim != 1 or len(edges) < 2 or not np.all(np.isfinite(edges)) or np.any(
-            np.diff(edges) <= 0
+        if (
+            edges.ndim != 1
+            or len(edges) < 2
+            or not np.all(np.isfinite(edges))
+            or np.any(np.diff(edges) <= 0)
         ):
             raise ValueError(
                 f"edges must be at least two finite, strictly increasing numbers; got "
@@ -435,7 +450,7 @@ class Binned(Categorical):
             )
         super().__init__(prior, estimate=estimate, columns=columns)
         self.edges = edges
-        self.categories = [f"[{a:g}, {b:g})" for a, b in zip(edges[:-1], edges[1:], strict=True)]
+        self.categories = [f"[{a:g}, {b:g})" for a, b in itertools.pairwise(edges)]
         self.categories[-1] = self.categories[-1][:-1] + "]"
 
     def __repr__(self) -> str:
@@ -475,8 +490,10 @@ class Binned(Categorical):
         cat = f"{self.name}_category"
         for group in out.values():
             group[self.name] = group[self.name].assign_coords(
-                {f"{self.name}_lower": (cat, self.edges[:-1]),
-                 f"{self.name}_upper": (cat, self.edges[1:])}
+                {
+                    f"{self.name}_lower": (cat, self.edges[:-1]),
+                    f"{self.name}_upper": (cat, self.edges[1:]),
+                }
             )
         return out
 
@@ -510,8 +527,9 @@ class Multinomial(_Discrete):
     multi_column = True
 
     def __init__(self, prior=None, *, estimate=None, columns=None):
-        super().__init__(Dirichlet(1.0) if prior is None else prior, estimate=estimate,
-                         columns=columns)
+        super().__init__(
+            Dirichlet(1.0) if prior is None else prior, estimate=estimate, columns=columns
+        )
         if not isinstance(self.prior, Dirichlet):
             raise TypeError(f"Multinomial prior must be a Dirichlet; got {self.prior!r}.")
 
@@ -595,16 +613,14 @@ class Gaussian(Family):
     multi_column = True
 
     def __init__(self, prior=None, *, ddof: int = 0, estimate=None, columns=None):
-        super().__init__(NormalInverseGamma() if prior is None else prior, estimate=estimate,
-                         columns=columns)
+        super().__init__(
+            NormalInverseGamma() if prior is None else prior, estimate=estimate, columns=columns
+        )
         if not isinstance(self.prior, NormalInverseGamma):
-            raise TypeError(
-                f"Gaussian prior must be a NormalInverseGamma; got {self.prior!r}."
-            )
+            raise TypeError(f"Gaussian prior must be a NormalInverseGamma; got {self.prior!r}.")
         if ddof not in (0, 1):
             raise ValueError(
-                f"ddof must be 0 (1/N, maximum likelihood) or 1 (1/(N-1), unbiased); "
-                f"got {ddof!r}."
+                f"ddof must be 0 (1/N, maximum likelihood) or 1 (1/(N-1), unbiased); got {ddof!r}."
             )
         self.ddof = ddof
         self.shift: np.ndarray | None = None
@@ -655,8 +671,9 @@ class Gaussian(Family):
         return {"n": n, "mean": mean_c + self.shift, "ss": ss}
 
     def estimate_params(self, stats, method) -> dict:
-        est = self.prior.point_estimate(stats["n"], stats["mean"], stats["ss"], method,
-                                        ddof=self.ddof)
+        est = self.prior.point_estimate(
+            stats["n"], stats["mean"], stats["ss"], method, ddof=self.ddof
+        )
         if method == "predictive":
             df, loc, scale2 = (np.asarray(v, float) for v in est)
             return {"df": df, "mu": loc, "scale2": scale2}
@@ -675,7 +692,7 @@ class Gaussian(Family):
         if "df" in params:
             return self._student_t(xc, observed, params["df"], mu, params["scale2"])
         prec = 1.0 / params["var"]
-        const = (mu * mu * prec + np.log(params["var"]) + LOG_2PI)
+        const = mu * mu * prec + np.log(params["var"]) + LOG_2PI
         out = xc2 @ prec.T
         out -= 2.0 * (xc @ (mu * prec).T)
         out += const.sum(axis=1) if observed is None else observed @ const.T
@@ -684,8 +701,11 @@ class Gaussian(Family):
 
     @staticmethod
     def _student_t(xc, observed, df, loc, scale2) -> np.ndarray:
-        norm = (special.gammaln((df + 1) / 2) - special.gammaln(df / 2)
-                - 0.5 * np.log(df * np.pi * scale2))
+        norm = (
+            special.gammaln((df + 1) / 2)
+            - special.gammaln(df / 2)
+            - 0.5 * np.log(df * np.pi * scale2)
+        )
         out = np.empty((xc.shape[0], df.shape[0]))
         for k in range(df.shape[0]):
             z = (xc - loc[k]) ** 2 / (df[k] * scale2[k])
@@ -710,15 +730,13 @@ class Gaussian(Family):
             dims, coords = (label_dim,), {label_dim: labels}
         out = {"params": {}, "counts": {}}
         for key, value in params.items():
-            out["params"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims,
-                                                              coords=coords)
+            out["params"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims, coords=coords)
         if "var" in params:
             out["params"][f"{self.name}_sigma"] = xr.DataArray(
                 np.sqrt(arr(params["var"])), dims=dims, coords=coords
             )
         for key, value in stats.items():
-            out["counts"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims,
-                                                              coords=coords)
+            out["counts"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims, coords=coords)
         return out
 
 

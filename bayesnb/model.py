@@ -65,8 +65,21 @@ class FittedModel:
 
     label_dim = "label"
 
-    def __init__(self, *, labels, blocks, stats, block_params, class_counts, class_log_prob,
-                 class_prior, estimates, feature_names, is_frame, target="label"):
+    def __init__(
+        self,
+        *,
+        labels,
+        blocks,
+        stats,
+        block_params,
+        class_counts,
+        class_log_prob,
+        class_prior,
+        estimates,
+        feature_names,
+        is_frame,
+        target="label",
+    ):
         self.labels = list(labels)
         self.blocks: list[Family] = blocks
         self.stats = stats
@@ -80,14 +93,24 @@ class FittedModel:
         self.target = target
 
     @classmethod
-    def from_statistics(cls, *, labels, blocks, stats, class_counts, class_prior, estimates,
-                        **kwargs):
+    def from_statistics(
+        cls, *, labels, blocks, stats, class_counts, class_prior, estimates, **kwargs
+    ):
         """Estimate every parameter from sufficient statistics and build the fitted model."""
-        block_params, class_log_prob = estimate_all(blocks, stats, class_counts, class_prior,
-                                                    estimates)
-        return cls(labels=labels, blocks=blocks, stats=stats, block_params=block_params,
-                   class_counts=class_counts, class_log_prob=class_log_prob,
-                   class_prior=class_prior, estimates=estimates, **kwargs)
+        block_params, class_log_prob = estimate_all(
+            blocks, stats, class_counts, class_prior, estimates
+        )
+        return cls(
+            labels=labels,
+            blocks=blocks,
+            stats=stats,
+            block_params=block_params,
+            class_counts=class_counts,
+            class_log_prob=class_log_prob,
+            class_prior=class_prior,
+            estimates=estimates,
+            **kwargs,
+        )
 
     # -- the kernel --------------------------------------------------------------------
     def encode(self, X) -> list:
@@ -104,8 +127,7 @@ class FittedModel:
             )
         if not table.is_frame and table.names != self.feature_names:
             raise ValueError(
-                f"X has {len(table.names)} columns; the model was fit on "
-                f"{len(self.feature_names)}."
+                f"X has {len(table.names)} columns; the model was fit on {len(self.feature_names)}."
             )
         return [block.encode(table.take(block.columns)) for block in self.blocks]
 
@@ -156,10 +178,14 @@ class FittedModel:
     # -- xarray export ---------------------------------------------------------------------
     def _export(self) -> tuple[dict, dict]:
         dim = self.label_dim
-        params = {"class_prob": xr.DataArray(np.exp(self.class_log_prob), dims=(dim,),
-                                             coords={dim: self.labels})}
-        counts = {"class_count": xr.DataArray(self.class_counts, dims=(dim,),
-                                              coords={dim: self.labels})}
+        params = {
+            "class_prob": xr.DataArray(
+                np.exp(self.class_log_prob), dims=(dim,), coords={dim: self.labels}
+            )
+        }
+        counts = {
+            "class_count": xr.DataArray(self.class_counts, dims=(dim,), coords={dim: self.labels})
+        }
         for block, st, pr in zip(self.blocks, self.stats, self.block_params, strict=True):
             out = block.to_xarray(pr, st, dim, self.labels)
             params.update(out["params"])
@@ -222,7 +248,7 @@ def load(path):
     stats = []
     for i, block in enumerate(blocks):
         prefix = f"stat_{i}_"
-        stats.append({k[len(prefix):]: ds[k].values for k in ds.data_vars if k.startswith(prefix)})
+        stats.append({k[len(prefix) :]: ds[k].values for k in ds.data_vars if k.startswith(prefix)})
         block.name = config["blocks"][i]["state"]["name"]
     from bayesnb import mixture, naive_bayes
 
@@ -253,7 +279,7 @@ def estimate_all(blocks, stats, class_counts, class_prior, estimates) -> tuple[l
     ]
     k = len(class_counts)
     class_log_prob = Dirichlet(class_prior.resolve(k)).point_estimate(
-        class_counts, estimates["class"]
+        class_counts, estimates["class"], what="the class prior"
     )
     return params, class_log_prob
 

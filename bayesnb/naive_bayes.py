@@ -44,8 +44,7 @@ class NaiveBayes:
         self.class_prior = Dirichlet(1.0) if class_prior is None else class_prior
         if not isinstance(self.class_prior, Dirichlet):
             raise TypeError(
-                f"class_prior must be a Dirichlet (e.g. bnb.Dirichlet(1.0)); got "
-                f"{class_prior!r}."
+                f"class_prior must be a Dirichlet (e.g. bnb.Dirichlet(1.0)); got {class_prior!r}."
             )
 
     def __repr__(self) -> str:
@@ -58,9 +57,17 @@ class NaiveBayes:
             for name, family, columns in declare(self.features, table)
         ]
 
-    def fit(self, X, y=None, *, target=None, estimate: str = "map",
-            class_estimate: str | None = None, sample_weight=None,
-            feature_names=None) -> NaiveBayesFit:
+    def fit(
+        self,
+        X,
+        y=None,
+        *,
+        target=None,
+        estimate: str = "map",
+        class_estimate: str | None = None,
+        sample_weight=None,
+        feature_names=None,
+    ) -> NaiveBayesFit:
         """Fit the declared model to labelled data.
 
         Parameters
@@ -97,9 +104,15 @@ class NaiveBayes:
             "features": {b.name: b.estimate or estimate for b in blocks},
         }
         return NaiveBayesFit.from_statistics(
-            labels=labels, blocks=blocks, stats=stats, class_counts=resp.sum(axis=0),
-            class_prior=self.class_prior, estimates=estimates,
-            feature_names=table.names, is_frame=table.is_frame, target=target_name,
+            labels=labels,
+            blocks=blocks,
+            stats=stats,
+            class_counts=resp.sum(axis=0),
+            class_prior=self.class_prior,
+            estimates=estimates,
+            feature_names=table.names,
+            is_frame=table.is_frame,
+            target=target_name,
         )
 
 
@@ -162,11 +175,12 @@ class NaiveBayesFit(FittedModel):
         """
         k = len(self.labels)
         sizes = [
-            len(b.category_labels()) for b in self.blocks for _ in b.columns
+            len(b.category_labels())
+            for b in self.blocks
+            for _ in b.columns
             if not isinstance(b, Gaussian) and b.kind != "multinomial"
         ]
-        discrete = all(not isinstance(b, Gaussian) and b.kind != "multinomial"
-                       for b in self.blocks)
+        discrete = all(not isinstance(b, Gaussian) and b.kind != "multinomial" for b in self.blocks)
         return {
             "naive_bayes": self.n_free_parameters(),
             "full_joint": count_parameters(sizes, k)["full_joint"] if discrete else None,

@@ -156,7 +156,9 @@ class Dirichlet:
         return g / g.sum(axis=-1, keepdims=True)
 
     # -- point estimates from counts --------------------------------------------------------
-    def point_estimate(self, counts, estimate: str, *, segments=None) -> np.ndarray:
+    def point_estimate(
+        self, counts, estimate: str, *, segments=None, what: str = "a variable"
+    ) -> np.ndarray:
         """Log-probabilities estimated from ``counts`` under this prior.
 
         Parameters
@@ -170,6 +172,8 @@ class Dirichlet:
         segments : array_like of int, optional
             Start offsets of the variables along the last axis (as for
             :func:`numpy.add.reduceat`). Default: one variable.
+        what : str
+            How error and warning messages name the variable (e.g. "feature 'outlook'").
 
         Returns
         -------
@@ -194,7 +198,7 @@ class Dirichlet:
         if np.any(totals <= 0):
             where = np.argwhere(totals <= 0)[0]
             raise ValueError(
-                f"estimate={estimate!r} is undefined where a variable has no observations "
+                f"estimate={estimate!r} is undefined for {what}: somewhere it has no observations "
                 f"and no prior pseudo-counts (first at index {tuple(where)}). "
                 "Use estimate='mean' or a Dirichlet prior with alpha > 1."
             )
@@ -202,12 +206,12 @@ class Dirichlet:
             logp = np.log(num) - np.log(totals)[..., owner]
         if np.any(num == 0):
             warnings.warn(
-                f"estimate={estimate!r} gives probability 0 to {int(np.sum(num == 0))} "
-                "(class, value) pairs never seen in training; their log-probability is "
+                f"estimate={estimate!r} gives {what} probability 0 for {int(np.sum(num == 0))} "
+                "(class, value) pair(s) never seen in training; their log-probability is "
                 "-inf, so any row showing such a value rules that class out. Use "
                 "estimate='mean' or a prior with alpha > 1 to smooth.",
                 ZeroProbabilityWarning,
-                stacklevel=3,
+                stacklevel=2,
             )
         return logp
 
@@ -450,9 +454,7 @@ class NormalInverseGamma:
         a, b, k, m = self.alpha, self.beta, self.kappa, self.mu
         sigma2 = np.asarray(sigma2, float)
         log_ig = a * np.log(b) - special.gammaln(a) - (a + 1.0) * np.log(sigma2) - b / sigma2
-        log_n = -0.5 * np.log(2 * np.pi * sigma2 / k) - k * (np.asarray(mu) - m) ** 2 / (
-            2 * sigma2
-        )
+        log_n = -0.5 * np.log(2 * np.pi * sigma2 / k) - k * (np.asarray(mu) - m) ** 2 / (2 * sigma2)
         return log_ig + log_n
 
     def sample(self, rng: np.random.Generator, size: int | None = None):
