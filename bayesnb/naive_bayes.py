@@ -32,9 +32,9 @@ class NaiveBayes:
     --------
     >>> import bayesnb as bnb
     >>> df = bnb.datasets.play_tennis()
-    >>> fit = bnb.NaiveBayes().fit(df, target="play", estimate="ml")
-    >>> fit.params["outlook"].sel(label="No").values      # seed 001: 3/5, 0/5, 2/5
-    array([0. , 0.4, 0.6])
+    >>> fit = bnb.NaiveBayes().fit(df, target="play", estimate="mean")
+    >>> fit.params["outlook"].sel(label="No").values   # (0+1)/8, (2+1)/8, (3+1)/8
+    array([0.125, 0.375, 0.5  ])
     >>> fit.predict(df.iloc[[0]])
     array(['No'], dtype=object)
     """

@@ -359,8 +359,8 @@ class NormalInverseGamma:
     --------
     >>> prior = NormalInverseGamma(mu=0.0, kappa=1.0, alpha=2.0, beta=2.0)
     >>> post = prior.posterior(n=4, mean=1.0, ss=3.0)
-    >>> post.kappa, post.mu, post.alpha, post.beta
-    (5.0, 0.8, 4.0, 3.9)
+    >>> [float(v) for v in (post.kappa, post.mu, post.alpha, post.beta)]
+    [5.0, 0.8, 4.0, 3.9]
     """
 
     mu: float | np.ndarray | None = None
