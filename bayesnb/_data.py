@@ -106,7 +106,9 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
             return [(ARRAY_BLOCK, family, table.names)]
         return [(n, infer_family(table.data[n]), [n]) for n in table.names]
     if isinstance(features, Family):
-        if features.multi_column:
+        # One block over an array; one feature per named column of a DataFrame, except
+        # for a Multinomial, whose columns only make sense together.
+        if features.multi_column and (not table.is_frame or features.kind == "multinomial"):
             return [(ARRAY_BLOCK, features, table.names)]
         return [(n, features, [n]) for n in table.names]
     if not isinstance(features, dict):

@@ -23,8 +23,10 @@ class NaiveBayes:
     ----------
     features : dict of {name: Family}, Family, or None
         One family per column (or per block of columns, via ``columns=``). A single
-        family applies to every column. ``None`` infers families from dtypes: bool
-        and 0/1 integers are Bernoulli, floats Gaussian, everything else Categorical.
+        family applies to every column: one feature per column of a DataFrame, one
+        block named ``"X"`` over an array (and over a DataFrame for a Multinomial).
+        ``None`` infers families from dtypes: bool and 0/1 integers are Bernoulli,
+        floats Gaussian, everything else Categorical.
     class_prior : Dirichlet, default Dirichlet(1.0)
         Prior over the class probabilities.
 
