@@ -1,0 +1,222 @@
+"""Conjugate priors: updates, moments, densities and sampling against closed forms
+and scipy.stats; smoothing schemes as priors in disguise."""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import bayesnb as bnb
+
+RNG = np.random.default_rng(20261122)
+
+
+# -- smoothing identities -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [0.3, 1.0, 2.5, 17.0])
+def test_laplace_is_posterior_mean_and_shifted_map(k):
+    counts = RNG.integers(0, 12, size=(3, 5)).astype(float)
+    laplace = (counts + k) / (counts.sum(axis=1, keepdims=True) + 5 * k)
+    mean = np.exp(bnb.laplace(k).point_estimate(counts, "mean"))
+    map_ = np.exp(bnb.Dirichlet(k + 1).point_estimate(counts, "map"))
+    np.testing.assert_allclose(mean, laplace, rtol=1e-14)
+    np.testing.assert_allclose(map_, laplace, rtol=1e-14)
+
+
+@pytest.mark.parametrize(("m", "p"), [(1.0, 1 / 3), (4.0, [0.5, 0.3, 0.2]), (10.0, 1 / 3)])
+def test_m_estimate_is_posterior_mean(m, p):
+    counts = RNG.integers(0, 9, size=(2, 3)).astype(float)
+    pk = np.broadcast_to(p, (3,))
+    expected = (counts + m * pk) / (counts.sum(axis=1, keepdims=True) + m)
+    got = np.exp(bnb.m_estimate(m, p).point_estimate(counts, "mean"))
+    np.testing.assert_allclose(got, expected, rtol=1e-14)
+
+
+def test_ml_is_map_under_uniform_prior():
+    counts = RNG.integers(1, 20, size=(4, 6)).astype(float)
+    np.testing.assert_array_equal(
+        bnb.Dirichlet(1.0).point_estimate(counts, "ml"),
+        bnb.Dirichlet(1.0).point_estimate(counts, "map"),
+    )
+    np.testing.assert_allclose(
+        np.exp(bnb.Beta(1, 1).point_estimate([[2.0, 1.0]], "map")), [[2 / 3, 1 / 3]]
+    )
+
+
+def test_laplace_infinite_strength_tends_to_uniform():
+    counts = np.array([[0.0, 3.0, 9.0, 100.0]])
+    for k, tol in ((1e6, 1e-3), (1e12, 1e-9)):
+        got = np.exp(bnb.laplace(k).point_estimate(counts, "mean"))
+        np.testing.assert_allclose(got, 0.25, atol=tol)
+
+
+def test_laplace_rejects_nonpositive_strength():
+    with pytest.raises(ValueError, match="estimate='ml'"):
+        bnb.laplace(0)
+
+
+# -- estimator edge cases ---------------------------------------------------------------------
+
+
+def test_map_with_small_alpha_and_zero_count_names_the_fix():
+    with pytest.raises(ValueError, match=r"concentration >= 1.*got alpha=0.5.*estimate=.mean."):
+        bnb.Dirichlet(0.5).point_estimate([[0.0, 4.0]], "map")
+    # With every count positive the mode is interior, so MAP is fine.
+    got = np.exp(bnb.Dirichlet(0.5).point_estimate([[1.0, 4.0]], "map"))
+    np.testing.assert_allclose(got, [[0.5 / 4, 3.5 / 4]])
+
+
+def test_ml_zero_probability_warns_and_stays_minus_infinity():
+    with pytest.warns(bnb.ZeroProbabilityWarning, match="probability 0"):
+        logp = bnb.Dirichlet(1.0).point_estimate([[0.0, 5.0]], "ml")
+    assert logp[0, 0] == -np.inf and logp[0, 1] == 0.0
+    assert not np.isnan(logp).any()
+
+
+def test_ml_without_observations_is_an_error():
+    with pytest.raises(ValueError, match="no observations"):
+        bnb.Dirichlet(1.0).point_estimate([[0.0, 0.0]], "ml")
+
+
+def test_unknown_estimate_is_an_error():
+    with pytest.raises(ValueError, match="'posterior'"):
+        bnb.Dirichlet(1.0).point_estimate([[1.0, 1.0]], "posterior")
+
+
+def test_segments_estimate_each_variable_separately():
+    counts = np.array([[1.0, 3.0, 2.0, 2.0, 4.0]])
+    got = np.exp(bnb.Dirichlet(1.0).point_estimate(counts, "mean", segments=[0, 2]))
+    np.testing.assert_allclose(got, [[2 / 6, 4 / 6, 3 / 11, 3 / 11, 5 / 11]])
+
+
+@pytest.mark.parametrize("alpha", [0, -1.0, np.nan, [1.0, 0.0]])
+def test_invalid_concentration(alpha):
+    with pytest.raises(ValueError, match="alpha must be finite and > 0"):
+        bnb.Dirichlet(alpha)
+
+
+# -- Dirichlet / Beta distributions against scipy -------------------------------------------
+
+
+def test_dirichlet_moments_and_density_match_scipy():
+    alpha = np.array([2.0, 3.5, 0.7])
+    prior = bnb.Dirichlet(alpha)
+    ref = stats.dirichlet(alpha)
+    np.testing.assert_allclose(prior.mean(), ref.mean(), rtol=1e-14)
+    np.testing.assert_allclose(prior.var(), ref.var(), rtol=1e-14)
+    p = np.array([0.2, 0.5, 0.3])
+    assert prior.logpdf(p) == pytest.approx(ref.logpdf(p), rel=1e-13)
+
+
+def test_dirichlet_mode_and_posterior():
+    prior = bnb.Dirichlet([2.0, 3.0, 4.0])
+    np.testing.assert_allclose(prior.mode(), [1 / 6, 2 / 6, 3 / 6])
+    np.testing.assert_allclose(prior.posterior([1, 0, 2]).alpha, [3.0, 3.0, 6.0])
+
+
+def test_dirichlet_logpdf_at_boundary_with_unit_alpha_is_finite():
+    # (alpha - 1) * log p with alpha = 1 and p = 0 must be 0, not 0 * -inf.
+    assert bnb.Dirichlet([1.0, 2.0]).logpdf([0.0, 1.0]) == pytest.approx(np.log(2.0))
+
+
+def test_dirichlet_sampling_moments():
+    prior = bnb.Dirichlet([2.0, 5.0, 3.0])
+    draws = prior.sample(np.random.default_rng(0), size=200_000)
+    assert draws.shape == (200_000, 3)
+    np.testing.assert_allclose(draws.sum(axis=1), 1.0)
+    np.testing.assert_allclose(draws.mean(axis=0), prior.mean(), atol=3e-3)
+    np.testing.assert_allclose(draws.var(axis=0), prior.var(), rtol=3e-2)
+
+
+def test_beta_matches_scipy():
+    b = bnb.Beta(2.5, 4.0)
+    ref = stats.beta(2.5, 4.0)
+    assert float(b.beta_mean()) == pytest.approx(ref.mean())
+    assert float(b.beta_var()) == pytest.approx(ref.var())
+    assert float(b.beta_mode()) == pytest.approx(1.5 / 4.5)
+    assert float(b.beta_logpdf(0.3)) == pytest.approx(ref.logpdf(0.3), rel=1e-13)
+    draws = b.sample(np.random.default_rng(1), size=100_000)[:, 1]
+    assert draws.mean() == pytest.approx(ref.mean(), abs=3e-3)
+
+
+def test_beta_is_dirichlet_in_false_true_order():
+    np.testing.assert_array_equal(bnb.Beta(4, 7).alpha, [7.0, 4.0])
+    assert repr(bnb.Beta(4, 7)) == "Beta(4.0, 7.0)"
+
+
+def test_scalar_dirichlet_needs_categories_for_moments():
+    with pytest.raises(ValueError, match="with_categories"):
+        bnb.Dirichlet(2.0).mean()
+    np.testing.assert_allclose(bnb.Dirichlet(2.0).with_categories(4).mean(), 0.25)
+
+
+# -- Normal-Inverse-Gamma ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def nig():
+    return bnb.NormalInverseGamma(mu=1.0, kappa=2.0, alpha=3.0, beta=4.0)
+
+
+def test_nig_update_equals_batchwise_updates(nig):
+    x = RNG.normal(3.0, 2.0, size=40)
+    whole = nig.posterior_from_data(x)
+    halves = nig.posterior_from_data(x[:15]).posterior_from_data(x[15:])
+    for name in ("mu", "kappa", "alpha", "beta"):
+        assert float(getattr(whole, name)) == pytest.approx(float(getattr(halves, name)))
+
+
+def test_nig_logpdf_matches_scipy(nig):
+    mu, s2 = 0.4, 2.2
+    expected = stats.invgamma(3.0, scale=4.0).logpdf(s2) + stats.norm(
+        1.0, np.sqrt(s2 / 2.0)
+    ).logpdf(mu)
+    assert float(nig.logpdf(mu, s2)) == pytest.approx(expected, rel=1e-13)
+
+
+def test_nig_mode_is_the_density_maximum(nig):
+    mu, s2 = nig.mode()
+    best = float(nig.logpdf(mu, s2))
+    for dm, ds in ((1e-3, 0), (-1e-3, 0), (0, 1e-3), (0, -1e-3)):
+        assert float(nig.logpdf(mu + dm, s2 + ds)) < best
+
+
+def test_nig_mean_and_variance_match_scipy(nig):
+    mean_mu, mean_s2 = nig.mean()
+    assert float(mean_mu) == 1.0
+    assert float(mean_s2) == pytest.approx(stats.invgamma(3.0, scale=4.0).mean())
+    var_mu, var_s2 = nig.var()
+    assert float(var_s2) == pytest.approx(stats.invgamma(3.0, scale=4.0).var())
+    # Var[mu] = E[sigma2] / kappa
+    assert float(var_mu) == pytest.approx(float(mean_s2) / 2.0)
+
+
+def test_nig_predictive_is_the_integral_of_the_posterior(nig):
+    post = nig.posterior_from_data([0.5, 2.0, 1.3, 3.1])
+    a, b, k, m = (float(getattr(post, n)) for n in ("alpha", "beta", "kappa", "mu"))
+    x = 1.7
+    # Integrating mu out analytically leaves N(x; mu_n, sigma2 (k+1)/k) under the
+    # Inverse-Gamma posterior of sigma2; integrate that numerically.
+    ig = stats.invgamma(a, scale=b)
+
+    def integrand(s2):
+        return ig.pdf(s2) * stats.norm(m, np.sqrt(s2 * (k + 1) / k)).pdf(x)
+
+    value, _ = integrate.quad(integrand, 0.0, np.inf, epsabs=1e-13, epsrel=1e-12)
+    assert post.predictive().pdf(x) == pytest.approx(value, rel=1e-9)
+
+
+def test_nig_sampling_moments(nig):
+    mu, s2 = nig.sample(np.random.default_rng(2), size=400_000)
+    assert mu.mean() == pytest.approx(1.0, abs=0.01)
+    assert s2.mean() == pytest.approx(float(nig.mean()[1]), rel=0.02)
+
+
+def test_nig_mean_needs_alpha_above_one():
+    with pytest.raises(ValueError, match="alpha > 1"):
+        bnb.NormalInverseGamma(mu=0.0, kappa=1.0, alpha=0.5, beta=1.0).mean()
+
+
+def test_nig_unresolved_defaults_are_reported():
+    with pytest.raises(ValueError, match="resolve"):
+        bnb.NormalInverseGamma().mode()
