@@ -388,7 +388,9 @@ class Categorical(_Discrete):
             codes = np.where(bad, -1, codes)
             unseen = bad
         else:
-            codes = pd.Categorical(col, categories=self.categories).codes.astype(np.intp)
+            # get_indexer gives -1 for a missing or unseen value (pd.Categorical with a
+            # value outside its categories is deprecated in pandas 3 and warns).
+            codes = pd.Index(self.categories).get_indexer(col).astype(np.intp)
             unseen = (codes < 0) & col.notna().to_numpy()
         if unseen.any() and self.unseen == "error":
             value = col.to_numpy()[unseen][0]
@@ -466,7 +468,7 @@ class Binned(Categorical):
         if outside.any():
             raise ValueError(
                 f"Binned feature {self.name!r} has edges from {self.edges[0]:g} to "
-                f"{self.edges[-1]:g}; got {x[outside][0]!r}. Widen the edges to cover "
+                f"{self.edges[-1]:g}; got {float(x[outside][0]):g}. Widen the edges to cover "
                 "every value."
             )
         codes = np.searchsorted(self.edges, x, side="right") - 1
@@ -667,12 +669,19 @@ class Gaussian(Family):
         s2 = _column_sums(xc2, resp)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_c = np.where(n > 0, s1 / n, 0.0)
-        ss = np.maximum(s2 - n * mean_c**2, 0.0)
+        ss = s2 - n * mean_c**2
+        # The difference carries a round-off of a few ulps of s2; below that it is 0.
+        ss[ss <= 64 * np.finfo(float).eps * s2] = 0.0
         return {"n": n, "mean": mean_c + self.shift, "ss": ss}
 
     def estimate_params(self, stats, method) -> dict:
         est = self.prior.point_estimate(
-            stats["n"], stats["mean"], stats["ss"], method, ddof=self.ddof
+            stats["n"],
+            stats["mean"],
+            stats["ss"],
+            method,
+            ddof=self.ddof,
+            what=f"Gaussian feature {self.name!r}",
         )
         if method == "predictive":
             df, loc, scale2 = (np.asarray(v, float) for v in est)

@@ -467,7 +467,9 @@ class NormalInverseGamma:
         mu = rng.normal(np.broadcast_to(self.mu, shape), np.sqrt(sigma2 / self.kappa))
         return mu, sigma2
 
-    def point_estimate(self, n, mean, ss, estimate: str, ddof: int = 0):
+    def point_estimate(
+        self, n, mean, ss, estimate: str, ddof: int = 0, what: str = "a Gaussian feature"
+    ):
         """``(mu, sigma2)`` estimated from sufficient statistics.
 
         ``"ml"`` gives the sample mean and ``ss / (n - ddof)``: ``ddof=0`` is the
@@ -480,15 +482,15 @@ class NormalInverseGamma:
             if np.any(n - ddof <= 0):
                 raise ValueError(
                     f"estimate='ml' with ddof={ddof} needs more than {ddof} observation(s) "
-                    "of every Gaussian feature in every class; some have "
+                    f"of {what} in every class; some have "
                     f"{int(np.min(n))}. Use estimate='map' or 'mean', which borrow "
                     "strength from the Normal-Inverse-Gamma prior."
                 )
             var = ss / (n - ddof)
             if np.any(var <= 0):
                 raise ValueError(
-                    "estimate='ml' found a Gaussian feature with zero variance within a "
-                    "class, so its density is infinite there. Use estimate='map' or "
+                    f"estimate='ml' found zero variance of {what} within a class, so its "
+                    "density is infinite there. Use estimate='map' or "
                     "'mean', which keep the variance positive through the prior."
                 )
             return mean, var

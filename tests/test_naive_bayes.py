@@ -1,0 +1,308 @@
+"""The classifier through its public API: mixed families, missing and unseen values,
+dtype inference, persistence and input errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+from scipy import sparse, stats
+
+import bayesnb as bnb
+
+
+@pytest.fixture
+def mixed():
+    rng = np.random.default_rng(7)
+    n = 200
+    y = rng.choice(["a", "b", "c"], size=n, p=[0.5, 0.3, 0.2])
+    shift = pd.Series(y).map({"a": 0.0, "b": 2.0, "c": -1.0}).to_numpy()
+    df = pd.DataFrame(
+        {
+            "color": rng.choice(["red", "green", "blue"], size=n),
+            "size": rng.normal(10 + shift, 1.5),
+            "windy": rng.random(n) < 0.4 + 0.1 * shift,
+            "humidity": rng.uniform(0, 100, size=n),
+            "w1": rng.poisson(2 + shift.clip(0), size=n),
+            "w2": rng.poisson(3, size=n),
+            "label": y,
+        }
+    )
+    features = {
+        "color": bnb.Categorical(bnb.Dirichlet(2.0)),
+        "size": bnb.Gaussian(),
+        "windy": bnb.Bernoulli(bnb.Beta(2, 3)),
+        "humidity": bnb.Binned(edges=[0, 70, 85, 100]),
+        "words": bnb.Multinomial(bnb.Dirichlet(0.5), columns=["w1", "w2"]),
+    }
+    return df, features
+
+
+def hand_joint(df, fit):
+    """The joint log-likelihood of a mixed model, computed from the parameters with
+    scipy densities and plain indexing."""
+    p = fit.params
+    out = np.zeros((len(df), len(fit.labels)))
+    for k, c in enumerate(fit.labels):
+        out[:, k] += np.log(p.class_prob.sel(label=c).item())
+        table = p.color.sel(label=c)
+        out[:, k] += np.log(table.sel(color_category=df.color.to_numpy()).values)
+        out[:, k] += stats.norm(
+            p.size_mu.sel(label=c).item(), p.size_sigma.sel(label=c).item()
+        ).logpdf(df["size"])
+        theta = p.windy.sel(label=c).item()
+        out[:, k] += np.where(df.windy, np.log(theta), np.log1p(-theta))
+        bins = np.digitize(df.humidity, [70, 85])
+        width = np.array([70.0, 15.0, 15.0])
+        out[:, k] += np.log(p.humidity.sel(label=c).values[bins] / width[bins])
+        words = p.words.sel(label=c)
+        out[:, k] += df.w1 * np.log(words.sel(words_category="w1").item())
+        out[:, k] += df.w2 * np.log(words.sel(words_category="w2").item())
+    return out
+
+
+@pytest.mark.parametrize("estimate", ["map", "mean"])
+def test_mixed_families_joint_log_likelihood(mixed, estimate):
+    df, features = mixed
+    fit = bnb.NaiveBayes(features).fit(df, target="label", estimate=estimate)
+    X = df.drop(columns="label")
+    np.testing.assert_allclose(fit.joint_log_likelihood(X), hand_joint(X, fit), rtol=1e-11)
+    proba = fit.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-14)
+    assert fit.labels == ["a", "b", "c"]
+
+
+def test_mixed_model_params_have_named_dims(mixed):
+    df, features = mixed
+    p = bnb.NaiveBayes(features).fit(df, target="label").params
+    assert isinstance(p, xr.Dataset)
+    assert p.color.dims == ("label", "color_category")
+    assert list(p.color_category.values) == ["blue", "green", "red"]
+    assert p.size_mu.dims == ("label",)
+    assert p.windy.dims == ("label",)
+    assert p.words.dims == ("label", "words_category")
+    assert list(p.humidity_lower.values) == [0, 70, 85]
+    np.testing.assert_allclose(p.color.sum("color_category"), 1.0)
+
+
+def test_map_estimates_follow_the_formula(mixed):
+    df, features = mixed
+    fit = bnb.NaiveBayes(features).fit(df, target="label", estimate="map")
+    counts = fit.counts
+    n = counts.color.sel(label="b")
+    expected = (n + 2.0 - 1) / (n.sum() + 3 * 2.0 - 3)
+    np.testing.assert_allclose(fit.params.color.sel(label="b"), expected, rtol=1e-14)
+    # Beta(2, 3) on windy: (m + 2 - 1) / (N + 2 + 3 - 2)
+    w = counts.windy.sel(label="a").values  # [false, true]
+    assert fit.params.windy.sel(label="a").item() == pytest.approx((w[1] + 1) / (w.sum() + 3))
+
+
+def test_gaussian_map_and_mean_match_the_conjugate_posterior():
+    x = np.array([1.0, 2.5, 0.3, 4.1, 2.2, 3.3])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    prior = bnb.NormalInverseGamma(mu=0.0, kappa=0.5, alpha=2.0, beta=1.5)
+    for estimate, pick in (("map", "mode"), ("mean", "mean")):
+        fit = bnb.NaiveBayes(bnb.Gaussian(prior)).fit(x[:, None], y, estimate=estimate)
+        for label in (0, 1):
+            post = prior.posterior_from_data(x[y == label])
+            mu, var = getattr(post, pick)()
+            assert fit.params.X_mu.sel(label=label).item() == pytest.approx(float(mu))
+            assert fit.params.X_var.sel(label=label).item() == pytest.approx(float(var))
+
+
+def test_gaussian_predictive_is_student_t():
+    t = bnb.datasets.temperature()
+    prior = bnb.NormalInverseGamma(mu=20.0, kappa=1.0, alpha=2.0, beta=10.0)
+    fit = bnb.NaiveBayes({"temperature": bnb.Gaussian(prior)}).fit(
+        t, target="play", estimate="predictive", class_estimate="ml"
+    )
+    x = pd.DataFrame({"temperature": [14.0, 22.0, 31.5]})
+    joint = fit.joint_log_likelihood(x)
+    for k, c in enumerate(fit.labels):
+        post = prior.posterior_from_data(t.temperature[t.play == c])
+        expected = post.predictive().logpdf(x.temperature) + np.log((t.play == c).mean())
+        np.testing.assert_allclose(joint[:, k], expected, rtol=1e-12)
+
+
+def test_binned_density_and_range_error():
+    df = pd.DataFrame({"h": [10.0, 75.0, 90.0, 100.0, 50.0], "y": list("aabba")})
+    with pytest.warns(bnb.ZeroProbabilityWarning, match="binned feature 'h'"):
+        fit = bnb.NaiveBayes({"h": bnb.Binned([0, 70, 85, 100])}).fit(
+            df, target="y", estimate="ml"
+        )
+    np.testing.assert_allclose(fit.counts.h.sel(label="b").values, [0, 0, 2])  # 100 is in
+    with pytest.raises(ValueError, match=r"Binned feature 'h' has edges from 0 to 100; got 101"):
+        fit.predict(pd.DataFrame({"h": [101.0]}))
+    with pytest.raises(ValueError, match="strictly increasing"):
+        bnb.Binned([0, 5, 5])
+
+
+def test_unseen_category_policies():
+    train = pd.DataFrame({"c": ["x", "y", "x", "y"], "d": ["u", "u", "v", "v"]})
+    y = [0, 1, 0, 1]
+    fit = bnb.NaiveBayes().fit(train, y=y, estimate="mean")
+    unseen = pd.DataFrame({"c": ["z"], "d": ["u"]})
+    missing = pd.DataFrame({"c": [None], "d": ["u"]})
+    # "marginalize": an unseen value is skipped, exactly like a missing one.
+    np.testing.assert_array_equal(fit.predict_proba(unseen), fit.predict_proba(missing))
+    strict = bnb.NaiveBayes({"c": bnb.Categorical(unseen="error"), "d": bnb.Categorical()})
+    with pytest.raises(ValueError, match=r"'z', which is not among its categories"):
+        strict.fit(train, y=y, estimate="mean").predict(unseen)
+
+
+def test_declared_category_never_seen_gets_smoothed_probability():
+    train = pd.DataFrame({"c": ["x", "y", "x", "x"]})
+    model = bnb.NaiveBayes({"c": bnb.Categorical(categories=["x", "y", "z"])})
+    fit = model.fit(train, y=[0, 0, 1, 1], estimate="mean")
+    assert fit.params.c.sel(label=1, c_category="z").item() == pytest.approx(1 / 5)
+
+
+def test_per_class_asymmetric_prior():
+    train = pd.DataFrame({"c": ["x", "y", "x", "x"]})
+    alpha = np.array([[1.0, 3.0], [5.0, 1.0]])  # one row per class
+    fit = bnb.NaiveBayes({"c": bnb.Categorical(bnb.Dirichlet(alpha))}).fit(
+        train, y=[0, 0, 1, 1], estimate="mean"
+    )
+    np.testing.assert_allclose(fit.params.c.sel(label=0), [2 / 6, 4 / 6])
+    np.testing.assert_allclose(fit.params.c.sel(label=1), [7 / 8, 1 / 8])
+
+
+def test_dtype_inference():
+    df = pd.DataFrame(
+        {
+            "b": [True, False, True, False],
+            "i01": [0, 1, 1, 0],
+            "f": [0.5, 1.5, 2.5, 3.0],
+            "s": ["p", "q", "p", "r"],
+            "cat": pd.Categorical(["u", "v", "u", "v"], categories=["v", "u", "w"]),
+            "i": [3, 7, 3, 9],
+        }
+    )
+    fit = bnb.NaiveBayes().fit(df, y=[0, 1, 0, 1], estimate="mean")
+    kinds = {b.name: b.kind for b in fit.blocks}
+    assert kinds == {
+        "b": "bernoulli",
+        "i01": "bernoulli",
+        "f": "gaussian",
+        "s": "categorical",
+        "cat": "categorical",
+        "i": "categorical",
+    }
+    # A pandas categorical keeps its declared categories (in their order).
+    assert list(fit.params.cat_category.values) == ["v", "u", "w"]
+
+
+def test_sample_weight_equals_repeated_rows():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 3))
+    y = rng.integers(0, 2, 30)
+    w = rng.integers(1, 4, 30)
+    weighted = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml", sample_weight=w)
+    repeated = bnb.NaiveBayes(bnb.Gaussian()).fit(
+        np.repeat(X, w, axis=0), np.repeat(y, w), estimate="ml"
+    )
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), rtol=1e-10)
+
+
+def test_sparse_and_dense_bernoulli_agree():
+    rng = np.random.default_rng(5)
+    X = (rng.random((100, 12)) < 0.2).astype(float)
+    y = rng.integers(0, 3, 100)
+    dense = bnb.NaiveBayes(bnb.Bernoulli()).fit(X, y, estimate="mean")
+    sp = bnb.NaiveBayes(bnb.Bernoulli()).fit(sparse.csr_array(X), y, estimate="mean")
+    np.testing.assert_allclose(dense.predict_proba(X), sp.predict_proba(sparse.csr_matrix(X)))
+
+
+def test_gaussian_missing_values_are_marginalized():
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(60, 2))
+    y = rng.integers(0, 2, 60)
+    X_missing = X.copy()
+    X_missing[::5, 1] = np.nan
+    fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X_missing, y, estimate="ml")
+    # The statistics of feature 1 use only its observed entries.
+    obs = ~np.isnan(X_missing[:, 1])
+    for label in (0, 1):
+        rows = obs & (y == label)
+        assert fit.params.X_mu.sel(label=label, X_feature="x1").item() == pytest.approx(
+            X[rows, 1].mean()
+        )
+        assert fit.params.X_var.sel(label=label, X_feature="x1").item() == pytest.approx(
+            X[rows, 1].var()
+        )
+    # A row missing x1 scores like a model of x0 alone (plus the class prior).
+    only0 = bnb.NaiveBayes(bnb.Gaussian()).fit(X_missing[:, :1], y, estimate="ml")
+    np.testing.assert_allclose(
+        fit.predict_proba(X_missing[~obs]), only0.predict_proba(X_missing[~obs, :1]), rtol=1e-12
+    )
+
+
+def test_every_class_ruled_out_is_a_clear_error():
+    train = pd.DataFrame({"c": ["x", "y"]})
+    with pytest.warns(bnb.ZeroProbabilityWarning):
+        fit = bnb.NaiveBayes({"c": bnb.Categorical(categories=["x", "y", "z"])}).fit(
+            train, y=[0, 1], estimate="ml"
+        )
+    with pytest.raises(ValueError, match="row 0 has likelihood 0 under every class"):
+        fit.predict_proba(pd.DataFrame({"c": ["z"]}))
+
+
+# -- persistence ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("estimate", ["ml", "map", "mean", "predictive"])
+def test_save_load_round_trip_is_exact(mixed, estimate, tmp_path):
+    df, features = mixed
+    fit = bnb.NaiveBayes(features).fit(df, target="label", estimate=estimate)
+    path = tmp_path / "model.nc"
+    fit.save(path)
+    assert isinstance(xr.open_dataset(path, engine="scipy"), xr.Dataset)
+    back = bnb.load(path)
+    X = df.drop(columns="label")
+    np.testing.assert_array_equal(back.joint_log_likelihood(X), fit.joint_log_likelihood(X))
+    xr.testing.assert_identical(back.params, fit.params)
+    xr.testing.assert_identical(back.counts, fit.counts)
+    assert back.labels == fit.labels
+
+
+def test_save_load_keeps_votes_and_missing(tmp_path):
+    votes = bnb.datasets.house_votes_84()
+    fit = bnb.NaiveBayes(bnb.Bernoulli()).fit(votes, target="party", estimate="map")
+    fit.save(tmp_path / "votes.nc")
+    back = bnb.load(tmp_path / "votes.nc")
+    X = votes.drop(columns="party")
+    np.testing.assert_array_equal(back.predict_proba(X), fit.predict_proba(X))
+    np.testing.assert_array_equal(back.predict(X), fit.predict(X))
+
+
+# -- input errors -------------------------------------------------------------------------------
+
+
+def test_errors_name_the_problem():
+    df = pd.DataFrame({"a": ["x", "y"], "b": [1.0, 2.0], "y": [0, 1]})
+    with pytest.raises(ValueError, match=r"column\(s\) \['b'\] that no feature declares"):
+        bnb.NaiveBayes({"a": bnb.Categorical()}).fit(df, target="y")
+    with pytest.raises(ValueError, match="target='z' is not a column"):
+        bnb.NaiveBayes().fit(df, target="z")
+    with pytest.raises(ValueError, match="missing label"):
+        bnb.NaiveBayes().fit(df.drop(columns="y"), y=[0, None])
+    with pytest.raises(ValueError, match="pass y= or target="):
+        bnb.NaiveBayes().fit(df)
+    with pytest.raises(TypeError, match="Dirichlet"):
+        bnb.NaiveBayes(class_prior=0.5)
+    with pytest.raises(ValueError, match="must be one of"):
+        bnb.NaiveBayes().fit(df, target="y", estimate="bayes")
+    fit = bnb.NaiveBayes().fit(df, target="y", estimate="mean")
+    with pytest.raises(ValueError, match=r"lacks the feature column\(s\) \['b'\]"):
+        fit.predict(df[["a"]])
+    with pytest.raises(ValueError, match="takes 2 values; got 3"):
+        bnb.NaiveBayes({"a": bnb.Bernoulli()}).fit(pd.DataFrame({"a": list("pqr")}), y=[0, 1, 0])
+    with pytest.raises(ValueError, match="non-negative counts"):
+        bnb.NaiveBayes(bnb.Multinomial()).fit(np.array([[1, -1], [2, 0]]), y=[0, 1])
+    with pytest.raises(ValueError, match="0/1 values"):
+        bnb.NaiveBayes(bnb.Bernoulli()).fit(np.array([[0.5], [1.0]]), y=[0, 1])
+    with pytest.raises(ValueError, match="zero variance of Gaussian feature 'X'"):
+        bnb.NaiveBayes(bnb.Gaussian()).fit(
+            np.array([[1.0], [1.0], [2.0]]), [0, 0, 1], estimate="ml"
+        )
+    with pytest.raises(ValueError, match="2-D"):
+        bnb.NaiveBayes().fit(np.zeros(3), y=[0, 1, 0])
