@@ -116,14 +116,14 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
             "features must be a dict {name: family}, a single family for every column, or "
             f"None to infer from dtypes; got {type(features).__name__}."
         )
-    out, used = [], {}
+    out, used, present = [], {}, set(table.names)
     for name, family in features.items():
         if not isinstance(family, Family):
             raise TypeError(
                 f"features[{name!r}] must be a family such as bnb.Categorical(); got {family!r}."
             )
         columns = [str(c) for c in (family.columns or [name])]
-        missing = [c for c in columns if c not in table.names]
+        missing = [c for c in columns if c not in present]
         if missing:
             raise ValueError(
                 f"features[{name!r}] refers to column(s) {missing!r}, which X does not have. "
@@ -170,6 +170,11 @@ def one_hot_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> np.n
             raise ValueError(
                 f"sample_weight must be {len(codes)} finite non-negative numbers; got shape "
                 f"{w.shape}."
+            )
+        if len(w) and not w.any():
+            raise ValueError(
+                "sample_weight is zero for every row, so there is nothing to learn from; "
+                "give at least one row a positive weight."
             )
         resp *= w[:, None]
     return resp

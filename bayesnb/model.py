@@ -119,7 +119,16 @@ class FittedModel:
         if table.is_frame != self.is_frame:
             kind = "a DataFrame" if self.is_frame else "an array"
             raise TypeError(f"the model was fit on {kind}; give X in the same form.")
-        missing = [c for c in self.feature_names if c not in table.names]
+        if not table.is_frame:
+            if len(table.names) != len(self.feature_names):
+                raise ValueError(
+                    f"X has {len(table.names)} columns; the model was fit on "
+                    f"{len(self.feature_names)}."
+                )
+            if not isinstance(X, Table):  # an array's columns are the model's, in order
+                table.names = self.feature_names
+        present = set(table.names)
+        missing = [c for c in self.feature_names if c not in present]
         if missing:
             raise ValueError(
                 f"X lacks the feature column(s) {missing[:10]!r} the model was fit on. "
@@ -127,7 +136,8 @@ class FittedModel:
             )
         if not table.is_frame and table.names != self.feature_names:
             raise ValueError(
-                f"X has {len(table.names)} columns; the model was fit on {len(self.feature_names)}."
+                f"X has columns {table.names[:5]!r}...; the model was fit on "
+                f"{self.feature_names[:5]!r}... in that order."
             )
         return [block.encode(table.take(block.columns)) for block in self.blocks]
 
