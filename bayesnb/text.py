@@ -22,6 +22,7 @@ contain tokens found in Vocabulary".
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import warnings
 from collections.abc import Iterable
@@ -37,7 +38,15 @@ from bayesnb.model import log_normalize
 from bayesnb.naive_bayes import NaiveBayesFit
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, check_estimate
 
-__all__ = ["TOKEN_PATTERN", "TextFit", "TextNaiveBayes", "Vocabulary", "spam_results"]
+__all__ = [
+    "TOKEN_PATTERN",
+    "TextFit",
+    "TextNaiveBayes",
+    "Vocabulary",
+    "format_results",
+    "spam_results",
+    "spam_split",
+]
 
 #: Default tokens: runs of word characters, and every other non-space character
 #: (punctuation, currency signs) on its own, as the seeds' "words, punctuation and
@@ -128,12 +137,13 @@ class Vocabulary:
         self.min_count = _check_count(min_count, "min_count", 1)
         self.token_pattern = token_pattern
         self._vectorizer: CountVectorizer | None = None
-        self.words: np.ndarray | None = None
+        self._word_list: list | None = None
+        self._words: np.ndarray | None = None
         self.word_counts: np.ndarray | None = None
         self.dropped: dict = {}
 
     def __repr__(self) -> str:
-        size = "unfitted" if self.words is None else f"{len(self.words)} words"
+        size = "unfitted" if self._word_list is None else f"{len(self)} words"
         return (
             f"Vocabulary(lowercase={self.lowercase}, drop_most_frequent="
             f"{self.drop_most_frequent}, min_count={self.min_count}; {size})"
@@ -158,7 +168,10 @@ class Vocabulary:
                 f"texts contain no token matching token_pattern={self.token_pattern!r} "
                 f"({len(texts)} message(s)). Give non-empty messages or another pattern."
             ) from err
-        words = vectorizer.get_feature_names_out()
+        # the words in column order, from the fitted {word: column} mapping
+        mapping = vectorizer.vocabulary_
+        words = np.empty(len(mapping), dtype=object)
+        words[np.fromiter(mapping.values(), dtype=np.intp, count=len(mapping))] = list(mapping)
         totals = np.asarray(X.sum(axis=0)).ravel()
         keep = totals >= self.min_count
         rare = words[~keep].tolist()
@@ -180,7 +193,8 @@ class Vocabulary:
             totals = totals[keep]
             vectorizer = self._new_vectorizer(vocabulary=words.tolist()).fit([])
         self._vectorizer = vectorizer
-        self.words = words.astype(str)
+        self._word_list = words.tolist()
+        self._words = None
         self.word_counts = totals
         self.dropped = {"most_frequent": frequent, "rare": rare}
         return sparse.csr_array(X)
@@ -197,7 +211,14 @@ class Vocabulary:
         return sparse.csr_array(self._vectorizer.transform(_check_texts(texts)))
 
     def __len__(self) -> int:
-        return 0 if self.words is None else len(self.words)
+        return 0 if self._word_list is None else len(self._word_list)
+
+    @property
+    def words(self) -> np.ndarray | None:
+        """The vocabulary in column order (alphabetical); ``None`` before fitting."""
+        if self._words is None and self._word_list is not None:
+            self._words = np.asarray(self._word_list, dtype=str)
+        return self._words
 
 
 def _presence(X: sparse.csr_array) -> sparse.csr_array:
@@ -339,7 +360,7 @@ class TextNaiveBayes:
             token_pattern=self.vocabulary.token_pattern,
         )
         X = vocab.fit_transform(texts)
-        return self._fit(X, y, vocab, vocab.words, estimate, class_estimate, sample_weight)
+        return self._fit(X, y, vocab, vocab._word_list, estimate, class_estimate, sample_weight)
 
     def fit_matrix(
         self,
@@ -353,22 +374,26 @@ class TextNaiveBayes:
     ) -> TextFit:
         """Fit on a document-word count matrix built elsewhere (sparse or dense).
 
-        ``words`` names the columns (default ``w0, w1, ...``). For the Bernoulli
+        ``words`` (a list or array of str) names the columns (default ``w0, w1,
+        ...``). For the Bernoulli
         model any positive count is a presence. The fit can score matrices with
         the same columns, but not raw strings.
         """
         X = _as_count_matrix(X, None)
         if words is None:
-            words = np.array([f"w{i}" for i in range(X.shape[1])])
+            names = np.char.add("w", np.arange(X.shape[1]).astype(str)).tolist()
+        elif isinstance(words, list) and all(isinstance(w, str) for w in words):
+            names = words
         else:
-            words = np.asarray([str(w) for w in words])
-            if len(words) != X.shape[1]:
-                raise ValueError(
-                    f"words has {len(words)} entries for the {X.shape[1]} columns of X."
-                )
-        return self._fit(X, y, None, words, estimate, class_estimate, sample_weight)
+            names = np.asarray(words).astype(str).tolist()
+        if not isinstance(names, list) or len(names) != X.shape[1]:
+            raise ValueError(
+                f"words must give one name per column of X ({X.shape[1]}); got "
+                f"{np.shape(words)} entries."
+            )
+        return self._fit(X, y, None, names, estimate, class_estimate, sample_weight)
 
-    def _fit(self, X, y, vocab, words, estimate, class_estimate, sample_weight) -> TextFit:
+    def _fit(self, X, y, vocab, names, estimate, class_estimate, sample_weight) -> TextFit:
         check_estimate(estimate)
         check_estimate(class_estimate, "class_estimate")
         codes, labels = encode_labels(y, X.shape[0])
@@ -378,7 +403,6 @@ class TextNaiveBayes:
             family = Bernoulli(self.prior)
         else:
             family = Multinomial(self.prior)
-        names = words.tolist()
         # The family kernel, as NaiveBayes.fit runs it, on the one block of words.
         block = family.bind(BLOCK, names, X)
         stats = [block.count(block.encode(X), resp)]
@@ -426,10 +450,10 @@ class TextFit:
     def labels(self) -> list:
         return self.model.labels
 
-    @property
+    @functools.cached_property
     def words(self) -> np.ndarray:
         """The vocabulary, in column order."""
-        return np.asarray(self.model.blocks[0].columns)
+        return np.asarray(self.model.feature_names, dtype=str)
 
     @property
     def params(self):
@@ -462,7 +486,7 @@ class TextFit:
                     "give a count matrix with the same columns."
                 )
             return self.vocabulary.transform(docs)
-        return _as_count_matrix(docs, len(self.words), "docs")
+        return _as_count_matrix(docs, len(self.model.feature_names), "docs")
 
     def _encode(self, docs):
         X = self.transform(docs)

@@ -425,7 +425,7 @@ def test_fit_matrix_and_matrix_scoring():
         fit.predict(sparse.csr_array(np.ones((1, 2))))
     with pytest.raises(TypeError, match="no tokenizer"):
         fit.predict(["x y"])
-    with pytest.raises(ValueError, match="words has 2 entries"):
+    with pytest.raises(ValueError, match=r"one name per column of X \(3\); got \(2,\)"):
         TextNaiveBayes().fit_matrix(X, ["a", "b", "a"], words=["x", "y"])
     # the underlying generic model scores sparse matrices with the same columns
     np.testing.assert_array_equal(fit.model.predict(X), ["a", "b", "a"])
