@@ -82,15 +82,19 @@ class Family:
         return f"{type(self).__name__}({', '.join(bits)})"
 
     # -- binding -----------------------------------------------------------------------
-    def bind(self, name: str, columns: list, data) -> Family:
-        """A copy of this declaration bound to training ``data`` (its columns)."""
+    def bind(self, name: str, columns: list, data, sample_weight=None) -> Family:
+        """A copy of this declaration bound to training ``data`` (its columns).
+
+        ``sample_weight`` (one non-negative number per row) weighs the rows in any
+        data-dependent default the family learns.
+        """
         bound = copy.copy(self)
         bound.name = name
         bound.columns = list(columns)
-        bound._learn(data)
+        bound._learn(data, sample_weight)
         return bound
 
-    def _learn(self, data) -> None:  # pragma: no cover - overridden where needed
+    def _learn(self, data, sample_weight=None) -> None:  # pragma: no cover - overridden
         pass
 
     @property
@@ -213,7 +217,7 @@ class Bernoulli(_Discrete):
             raise TypeError(f"Bernoulli prior must be a Beta or Dirichlet; got {self.prior!r}.")
         self.values = None if values is None else tuple(values)
 
-    def _learn(self, data) -> None:
+    def _learn(self, data, sample_weight=None) -> None:
         if self.values is not None:
             return
         if isinstance(data, pd.DataFrame):
@@ -362,7 +366,7 @@ class Categorical(_Discrete):
         self.categories = None if categories is None else list(categories)
         self.unseen = unseen
 
-    def _learn(self, data) -> None:
+    def _learn(self, data, sample_weight=None) -> None:
         if self.categories is not None:
             return
         col = _single_column(data)
@@ -458,7 +462,7 @@ class Binned(Categorical):
     def __repr__(self) -> str:
         return f"Binned(edges={self.edges.tolist()!r}, prior={self.prior!r})"
 
-    def _learn(self, data) -> None:
+    def _learn(self, data, sample_weight=None) -> None:
         pass
 
     def codes(self, data) -> np.ndarray:
@@ -554,11 +558,11 @@ class Multinomial(_Discrete):
         else:
             x = _as_float_matrix(data, f"Multinomial block {self.name!r}").astype(float)
             values = x
-        if values.size and (np.isnan(values).any() or values.min() < 0):
+        if values.size and (not np.isfinite(values).all() or values.min() < 0):
             raise ValueError(
-                f"Multinomial block {self.name!r} needs non-negative counts with no missing "
-                "value (a missing count cannot be marginalized without the document "
-                "length). Fill or drop those rows."
+                f"Multinomial block {self.name!r} needs finite non-negative counts with no "
+                "missing value (a missing count cannot be marginalized without the "
+                "document length); got NaN, inf or a negative value. Fill or drop those rows."
             )
         return x
 
@@ -627,15 +631,24 @@ class Gaussian(Family):
         self.ddof = ddof
         self.shift: np.ndarray | None = None
 
-    def _learn(self, data) -> None:
+    def _learn(self, data, sample_weight=None) -> None:
         x = self._matrix(data)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            mean = np.nanmean(x, axis=0)
-            var = np.nanvar(x, axis=0)
+            if sample_weight is None:
+                mean = np.nanmean(x, axis=0)
+                var = np.nanvar(x, axis=0)
+            else:  # the pooled moments of the weighted rows (a weight w repeats a row w times)
+                observed = ~np.isnan(x)
+                w = np.where(observed, np.asarray(sample_weight, float)[:, None], 0.0)
+                x0 = np.where(observed, x, 0.0)
+                total = w.sum(axis=0)
+                mean = np.where(total > 0, (w * x0).sum(axis=0) / total, np.nan)
+                var = (w * (x0 - mean) ** 2).sum(axis=0) / total
         if np.any(np.isnan(mean)):
             raise ValueError(
-                f"Gaussian feature {self.name!r} has a column with no observed value. Drop it."
+                f"Gaussian feature {self.name!r} has a column with no observed value "
+                "(of positive weight). Drop it."
             )
         self.shift = mean
         self.prior = self.prior.resolve(mean, var)

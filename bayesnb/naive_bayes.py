@@ -52,10 +52,14 @@ class NaiveBayes:
     def __repr__(self) -> str:
         return f"NaiveBayes(features={self.features!r}, class_prior={self.class_prior!r})"
 
-    def bind(self, table: Table) -> list[Family]:
-        """Bind every declared family to the training columns it describes."""
+    def bind(self, table: Table, sample_weight=None) -> list[Family]:
+        """Bind every declared family to the training columns it describes.
+
+        ``sample_weight`` (validated, one per row) weighs the rows wherever a family
+        learns a data-dependent default, such as the Gaussian prior's pooled scale.
+        """
         return [
-            family.bind(name, columns, table.take(columns))
+            family.bind(name, columns, table.take(columns), sample_weight=sample_weight)
             for name, family, columns in declare(self.features, table)
         ]
 
@@ -99,7 +103,7 @@ class NaiveBayes:
         table = Table(X, feature_names=feature_names)
         codes, labels = encode_labels(y, table.n_rows)
         resp = one_hot_labels(codes, len(labels), sample_weight)
-        blocks = self.bind(table)
+        blocks = self.bind(table, None if sample_weight is None else resp.sum(axis=1))
         stats = [b.count(b.encode(table.take(b.columns)), resp) for b in blocks]
         estimates = {
             "class": class_estimate,

@@ -488,8 +488,10 @@ class NormalInverseGamma:
                 )
             var = ss / (n - ddof)
             if np.any(var <= 0):
+                fewest = np.min(np.broadcast_to(n, var.shape)[var <= 0])
                 raise ValueError(
-                    f"estimate='ml' found zero variance of {what} within a class, so its "
+                    f"estimate='ml' found zero variance of {what} within a class "
+                    f"({fewest:g} sample(s) there, all equal), so its "
                     "density is infinite there. Use estimate='map' or "
                     "'mean', which keep the variance positive through the prior."
                 )
