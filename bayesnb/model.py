@@ -268,7 +268,7 @@ def load(path):
     cls = classes[config["model"]]
     with warnings.catch_warnings():  # the fit already warned about any zero probability
         warnings.simplefilter("ignore", ZeroProbabilityWarning)
-        return cls.from_statistics(
+        fit = cls.from_statistics(
             labels=config["labels"],
             blocks=blocks,
             stats=stats,
@@ -279,6 +279,9 @@ def load(path):
             is_frame=config["is_frame"],
             target=config["target"],
         )
+    if hasattr(fit, "_restore"):  # e.g. a mixture's EM diagnostics
+        fit._restore(config)
+    return fit
 
 
 def estimate_all(blocks, stats, class_counts, class_prior, estimates) -> tuple[list, np.ndarray]:

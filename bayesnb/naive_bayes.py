@@ -121,6 +121,21 @@ class NaiveBayes:
             target=target_name,
         )
 
+    def cluster(self, X, n_components=2, **options):
+        """Cluster unlabelled data with this declaration as a mixture (Autoclass, EM).
+
+        A thin front to :func:`bayesnb.mixture.fit_mixture`, which documents every
+        option (``y`` for semi-supervised fitting, ``estimate``, ``init``,
+        ``n_init``, ``max_iter``, ``tol``, ``random_state``).
+
+        Returns
+        -------
+        bayesnb.mixture.MixtureFit
+        """
+        from bayesnb.mixture import fit_mixture
+
+        return fit_mixture(self, X, n_components, **options)
+
 
 class NaiveBayesFit(FittedModel):
     """A fitted naive Bayes classifier: parameters, statistics and predictions.
