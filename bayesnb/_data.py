@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 from scipy import sparse
@@ -9,6 +11,12 @@ from scipy import sparse
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian
 
 ARRAY_BLOCK = "X"
+
+
+@functools.lru_cache(maxsize=16)
+def _default_names(n_columns: int) -> tuple[str, ...]:
+    """``x0, x1, ...``: the column names of an array (made once per width)."""
+    return tuple(f"x{i}" for i in range(n_columns))
 
 
 class Table:
@@ -37,7 +45,7 @@ class Table:
             names = None
         if names is None:
             names = (
-                [f"x{i}" for i in range(data.shape[1])]
+                list(_default_names(data.shape[1]))
                 if feature_names is None
                 else [str(n) for n in feature_names]
             )
@@ -49,12 +57,15 @@ class Table:
         self.n_rows = data.shape[0]
 
     def take(self, columns: list[str]):
-        """The sub-table of ``columns``: a DataFrame, or an array without copying when whole."""
+        """The sub-table of ``columns``: a DataFrame, or an array (a view, without copying,
+        when the columns are adjacent, e.g. a single one)."""
         if self.is_frame:
             return self.data[columns]
         if columns == self.names:
             return self.data
         index = [self.names.index(c) for c in columns]
+        if index and index == list(range(index[0], index[0] + len(index))):
+            return self.data[:, index[0] : index[0] + len(index)]
         return self.data[:, index]
 
 
@@ -145,6 +156,10 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
 
 def encode_labels(y, n_rows: int, labels=None):
     """Codes of ``y`` into sorted ``labels`` (learned when not given)."""
+    if labels is None and not isinstance(y, pd.Series):
+        fast = _integer_codes(y, n_rows)
+        if fast is not None:
+            return fast
     y = pd.Series(np.asarray(y) if not isinstance(y, pd.Series) else y.to_numpy())
     if len(y) != n_rows:
         raise ValueError(f"y has {len(y)} entries for {n_rows} rows of X.")
@@ -161,9 +176,32 @@ def encode_labels(y, n_rows: int, labels=None):
     return np.asarray(codes, dtype=np.intp), list(labels)
 
 
+def _integer_codes(y, n_rows: int):
+    """``(codes, labels)`` of an integer array ``y`` over a modest range, without pandas.
+
+    ``None`` when ``y`` is not such an array (the general path then handles it).
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu" or len(arr) != n_rows or not len(arr):
+        return None
+    lo, hi = int(arr.min()), int(arr.max())
+    if hi - lo > 2 * len(arr) + 1024 or hi > np.iinfo(np.intp).max:
+        return None
+    shifted = arr.astype(np.intp)
+    shifted -= lo
+    present = np.bincount(shifted, minlength=hi - lo + 1) > 0
+    labels = (np.flatnonzero(present) + lo).tolist()
+    if lo == 0 and present.all():
+        return shifted, labels
+    return (np.cumsum(present) - 1)[shifted], labels
+
+
 def one_hot_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> np.ndarray:
-    resp = np.zeros((len(codes), n_labels))
-    resp[np.arange(len(codes)), codes] = 1.0
+    """(n, K) indicators of ``codes``, laid out components first (Fortran order)."""
+    resp = np.empty((n_labels, len(codes)))
+    for k in range(n_labels):
+        np.equal(codes, k, out=resp[k], casting="unsafe")
+    resp = resp.T
     if sample_weight is not None:
         w = np.asarray(sample_weight, dtype=float)
         if w.shape != (len(codes),) or np.any(w < 0) or not np.all(np.isfinite(w)):

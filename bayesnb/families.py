@@ -3,9 +3,10 @@
 Every family follows the same four-step kernel, shared by the classifier and by EM:
 
 ``encode(data)``
-    Raw columns to a numeric design: 0/1 floats, one-hot indicators, counts or
-    centred floats. A missing value becomes a zero row (discrete) or a zero with a
-    mask (Gaussian), so it drops out of both the counts and the likelihood.
+    Raw columns to a numeric design: 0/1 values, one-hot indicators (stored as
+    category codes), counts or floats (centred block by block in the products). A
+    missing value becomes a zero row (discrete) or a zero with a mask (Gaussian), so
+    it drops out of both the counts and the likelihood.
 ``count(enc, resp)``
     Sufficient statistics given responsibilities ``resp`` of shape (n, K): one-hot
     labels for a classifier, soft memberships inside EM. One matrix product.
@@ -34,6 +35,37 @@ from bayesnb.priors import Beta, Dirichlet, NormalInverseGamma, check_estimate
 LOG_2PI = np.log(2.0 * np.pi)
 
 
+#: Entries of a dense design cast to float at a time: a block small enough to stay in
+#: cache, so a Boolean or integer design is read once and never copied whole.
+_BLOCK_ENTRIES = 1 << 15
+
+
+def _row_blocks(n_rows: int, n_cols: int):
+    """Consecutive row slices of about ``_BLOCK_ENTRIES`` entries each."""
+    step = max(1, _BLOCK_ENTRIES // max(1, n_cols))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(n_rows, start + step))
+
+
+def _product(design, weights: np.ndarray) -> np.ndarray:
+    """``design @ weights.T``, shape (n, K), stored components first (Fortran order).
+
+    ``design`` is (n, d): float, Boolean or integer, dense or sparse; ``weights`` is
+    (K, d). A dense design that is not float64 is cast block by block.
+    """
+    if sparse.issparse(design):
+        return np.asarray(design @ weights.T)
+    if design.dtype == np.float64:
+        return (weights @ design.T).T
+    out = np.empty((weights.shape[0], design.shape[0]))
+    buf = np.empty((min(design.shape[0], _BLOCK_ENTRIES), design.shape[1]))
+    for rows in _row_blocks(*design.shape):
+        block = buf[: rows.stop - rows.start]
+        np.copyto(block, design[rows], casting="unsafe")
+        out[:, rows] = weights @ block.T
+    return out.T
+
+
 def _guarded_dot(design, logp: np.ndarray) -> np.ndarray:
     """``design @ logp.T`` that never forms ``0 * -inf``.
 
@@ -42,16 +74,90 @@ def _guarded_dot(design, logp: np.ndarray) -> np.ndarray:
     """
     finite = np.isfinite(logp)
     if finite.all():
-        return np.asarray(design @ logp.T)
-    out = np.asarray(design @ np.where(finite, logp, 0.0).T)
-    hits = np.asarray(design @ (~finite).T.astype(float))
+        return _product(design, logp)
+    out = _product(design, np.where(finite, logp, 0.0))
+    hits = _product(design, (~finite).astype(float))
     out[hits > 0] = -np.inf
     return out
 
 
 def _column_sums(design, resp: np.ndarray) -> np.ndarray:
-    """``(design.T @ resp).T``: statistics with the component axis first."""
-    return np.asarray(design.T @ resp).T
+    """``resp.T @ design``: statistics with the component axis first, shape (K, d).
+
+    A dense design that is not float64 (Boolean, integer) is cast block by block.
+    """
+    if sparse.issparse(design):
+        return np.asarray(design.T @ resp).T
+    if design.dtype == np.float64:
+        return resp.T @ design
+    out = np.zeros((resp.shape[1], design.shape[1]))
+    buf = np.empty((min(design.shape[0], _BLOCK_ENTRIES), design.shape[1]))
+    for rows in _row_blocks(*design.shape):
+        block = buf[: rows.stop - rows.start]
+        np.copyto(block, design[rows], casting="unsafe")
+        out += resp[rows].T @ block
+    return out
+
+
+def _is_zero_one(x: np.ndarray) -> bool:
+    """Whether every entry of the float matrix ``x`` is 0 or 1 (NaN is neither).
+
+    Checked block by block, so ``x`` is read once and no full-size mask is made.
+    """
+    for rows in _row_blocks(*x.shape):
+        block = x[rows]
+        if not ((block == 0.0) | (block == 1.0)).all():
+            return False
+    return True
+
+
+_INF_BITS = np.float64(np.inf).view(np.uint64)
+
+
+def _finite_nonnegative(values: np.ndarray) -> bool:
+    """Whether every entry of the float64 array ``values`` is finite and >= 0.
+
+    One integer reduction: read as unsigned integers, the non-negative finite doubles
+    are exactly the bit patterns below that of ``+inf`` (a set sign bit, ``inf`` and
+    NaN all lie above it). Only when that fails (e.g. on ``-0.0``) are the values
+    compared as floats.
+    """
+    flat = np.ascontiguousarray(values).reshape(-1)
+    if flat.view(np.uint64).max() < _INF_BITS:
+        return True
+    return bool(flat.min() >= 0 and flat.max() < np.inf)  # NaN fails both
+
+
+def _code_sums(codes: np.ndarray, resp: np.ndarray, n_categories: int) -> np.ndarray:
+    """``resp.T @ one_hot(codes)`` without the one-hot matrix: (K, n_categories).
+
+    A negative code (missing) is an empty row of the one-hot design and adds nothing.
+    """
+    codes = codes.astype(np.intp, copy=False)
+    if codes.size and codes.min() < 0:
+        codes = np.where(codes < 0, n_categories, codes)  # an extra bin, dropped below
+    out = np.empty((resp.shape[1], n_categories))
+    for k in range(resp.shape[1]):
+        sums = np.bincount(codes, weights=resp[:, k], minlength=n_categories + 1)
+        out[k] = sums[:n_categories]
+    return out
+
+
+def _code_lookup(codes: np.ndarray, logp: np.ndarray) -> np.ndarray:
+    """``one_hot(codes) @ logp.T`` by table lookup: (n, K), components first.
+
+    A negative code (missing) reads an appended column of zeros, so its factor drops
+    out; a ``-inf`` entry reaches exactly the rows showing that category, and no
+    ``0 * -inf`` is ever formed.
+    """
+    codes = codes.astype(np.intp, copy=False)
+    n_labels, n_categories = logp.shape
+    table = np.zeros((n_labels, n_categories + 1))
+    table[:, :n_categories] = logp
+    out = np.empty((n_labels, len(codes)))
+    for k in range(n_labels):
+        np.take(table[k], codes, out=out[k], mode="wrap")  # code -1: the last column, 0
+    return out.T
 
 
 class Family:
@@ -246,7 +352,11 @@ class Bernoulli(_Discrete):
         return list(self.values)
 
     def encode(self, data):
-        """0/1 float matrix (NaN-free) and an observed mask (None when complete)."""
+        """0/1 matrix (NaN-free) and an observed mask (None when complete).
+
+        Boolean and 0/1 integer input stays in its dtype (the products cast it block by
+        block); float input is checked in one read and not copied when complete.
+        """
         if sparse.issparse(data):
             x = sparse.csr_array(data, dtype=float)
             if x.nnz and (x.data.min() < 0 or x.data.max() > 1 or np.any(x.data % 1)):
@@ -269,15 +379,17 @@ class Bernoulli(_Discrete):
         else:
             x = _as_float_matrix(data, f"Bernoulli feature {self.name!r}")
             if x.dtype.kind == "b":
-                return x.astype(float), None
+                return x, None
             if x.dtype.kind in "iu":
                 if x.size and (x.min() < 0 or x.max() > 1):
                     raise ValueError(
                         f"Bernoulli feature {self.name!r} needs 0/1 values; got the range "
                         f"[{x.min()}, {x.max()}]. Binarize it first (e.g. X > 0)."
                     )
-                return x.astype(float), None
+                return x, None
             x = np.asarray(x, dtype=float)
+            if _is_zero_one(x):
+                return x, None
         missing = np.isnan(x)
         has_missing = missing.any()
         x0 = np.where(missing, 0.0, x) if has_missing else x
@@ -304,11 +416,11 @@ class Bernoulli(_Discrete):
         logp = params["log_prob"]  # (K, d, 2)
         log0, log1 = logp[..., 0], logp[..., 1]
         if np.isfinite(logp).all():
-            out = np.asarray(x @ (log1 - log0).T)
+            out = _product(x, log1 - log0)
             if observed is None:
                 out += log0.sum(axis=1)
             else:
-                out += observed @ log0.T
+                out += _product(observed, log0)
             return out
         # A zero probability somewhere: weigh ones and zeros separately, guarded.
         zeros = (
@@ -385,6 +497,11 @@ class Categorical(_Discrete):
 
     def codes(self, data) -> np.ndarray:
         """Integer codes into ``categories``; -1 for missing (and marginalized unseen)."""
+        if isinstance(data, np.ndarray) and data.dtype.kind in "iu" and _is_range(self.categories):
+            codes = data[:, 0] if data.ndim == 2 else data
+            codes = np.ascontiguousarray(codes, dtype=np.intp)  # a column of X: one copy
+            if not codes.size or (codes.min() >= 0 and codes.max() < len(self.categories)):
+                return codes
         col = _single_column(data)
         if col.dtype.kind in "iu" and _is_range(self.categories):
             codes = col.to_numpy()
@@ -406,14 +523,24 @@ class Categorical(_Discrete):
         return codes
 
     def encode(self, data):
-        """One-hot CSR indicators (n, n_categories); a missing value is an empty row."""
-        return _one_hot(self.codes(data), len(self.categories))
+        """The codes (n,), -1 where missing: the one-hot design in compressed form.
+
+        ``count`` computes ``one_hot.T @ resp`` from them by weighted bincounts and
+        ``log_likelihood`` computes ``one_hot @ log_prob.T`` by table lookup, the same
+        numbers as the (n, n_categories) indicator matrix without building it. A
+        missing value is an empty row: it drops out of both. The codes are stored in
+        the smallest integer type that holds them (they are kept for every block while
+        a model scores its rows).
+        """
+        codes = self.codes(data)
+        small = np.min_scalar_type(-max(len(self.categories), 1))
+        return codes.astype(small) if small.itemsize < codes.itemsize else codes
 
     def count(self, enc, resp) -> dict:
-        return {"counts": _column_sums(enc, resp)}
+        return {"counts": _code_sums(enc, resp, len(self.categories))}
 
     def log_likelihood(self, enc, params) -> np.ndarray:
-        return _guarded_dot(enc, params["log_prob"])
+        return _code_lookup(enc, params["log_prob"])
 
     def sample(self, params, components, rng) -> np.ndarray:
         prob = np.exp(params["log_prob"])[components]
@@ -481,8 +608,7 @@ class Binned(Categorical):
         return codes
 
     def log_likelihood(self, enc, params) -> np.ndarray:
-        log_width = np.log(np.diff(self.edges))
-        return super().log_likelihood(enc, params) - (enc @ log_width)[:, None]
+        return _code_lookup(enc, params["log_prob"] - np.log(np.diff(self.edges)))
 
     def sample(self, params, components, rng) -> np.ndarray:
         prob = np.exp(params["log_prob"])[components]
@@ -558,7 +684,7 @@ class Multinomial(_Discrete):
         else:
             x = _as_float_matrix(data, f"Multinomial block {self.name!r}").astype(float)
             values = x
-        if values.size and (not np.isfinite(values).all() or values.min() < 0):
+        if values.size and not _finite_nonnegative(values):
             raise ValueError(
                 f"Multinomial block {self.name!r} needs finite non-negative counts with no "
                 "missing value (a missing count cannot be marginalized without the "
@@ -632,10 +758,15 @@ class Gaussian(Family):
         self.shift: np.ndarray | None = None
 
     def _learn(self, data, sample_weight=None) -> None:
-        x = self._matrix(data)
+        x = np.asarray(_as_float_matrix(data, f"Gaussian feature {self.name!r}"), dtype=float)
+        moments = _complete_moments(x) if sample_weight is None else None
+        if moments is None:  # a value missing or infinite, or weighted rows: check them all
+            x = self._matrix(x)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            if sample_weight is None:
+            if moments is not None:
+                mean, var = moments
+            elif sample_weight is None:
                 mean = np.nanmean(x, axis=0)
                 var = np.nanvar(x, axis=0)
             else:  # the pooled moments of the weighted rows (a weight w repeats a row w times)
@@ -654,32 +785,61 @@ class Gaussian(Family):
         self.prior = self.prior.resolve(mean, var)
 
     def _matrix(self, data) -> np.ndarray:
+        return self._checked(data)[0]
+
+    def _checked(self, data) -> tuple[np.ndarray, bool]:
+        """Float values and whether any is missing (NaN); an infinite value raises.
+
+        Checked block by block, so the values are read once and no mask is made.
+        """
         x = np.asarray(_as_float_matrix(data, f"Gaussian feature {self.name!r}"), dtype=float)
-        if np.isinf(x).any():
-            raise ValueError(
-                f"Gaussian feature {self.name!r} has an infinite value. Use NaN for a missing "
-                "value, or remove the row."
-            )
-        return x
+        has_nan = False
+        for rows in _row_blocks(*x.shape):
+            block = x[rows]
+            if not np.isfinite(block).all():
+                if np.isinf(block).any():
+                    raise ValueError(
+                        f"Gaussian feature {self.name!r} has an infinite value. Use NaN for "
+                        "a missing value, or remove the row."
+                    )
+                has_nan = True
+        return x, has_nan
 
     def encode(self, data):
-        """Centred values with missing set to 0, the observed mask, and the squares."""
-        xc = self._matrix(data) - self.shift
-        missing = np.isnan(xc)
-        if missing.any():
-            xc[missing] = 0.0
-            return xc, (~missing).astype(float), xc * xc
-        return xc, None, xc * xc
+        """The values, a missing one replaced by ``shift``, and the observed mask (None
+        when complete).
+
+        The products centre the values on ``shift`` (a missing one becomes 0) and square
+        them one block of rows at a time, in cache, rather than storing both.
+        """
+        x, has_nan = self._checked(data)
+        if not has_nan:
+            return x, None
+        missing = np.isnan(x)
+        return np.where(missing, self.shift, x), (~missing).astype(float)
+
+    def _centred(self, x: np.ndarray):
+        """Blocks ``(rows, x - shift, (x - shift)**2)`` of rows of ``x``, reusing buffers."""
+        squares = None
+        for rows, xc in _centred_blocks(x, self.shift):
+            if squares is None:  # the first block is the largest
+                squares = np.empty_like(xc)
+            yield rows, xc, np.multiply(xc, xc, out=squares[: len(xc)])
 
     def count(self, enc, resp) -> dict:
-        xc, observed, xc2 = enc
+        x, observed = enc
+        d = x.shape[1]
         n = (
-            np.broadcast_to(resp.sum(axis=0)[:, None], (resp.shape[1], xc.shape[1])).copy()
+            np.broadcast_to(resp.sum(axis=0)[:, None], (resp.shape[1], d)).copy()
             if observed is None
             else _column_sums(observed, resp)
         )
-        s1 = _column_sums(xc, resp)
-        s2 = _column_sums(xc2, resp)
+        s1 = np.zeros((resp.shape[1], d))  # resp.T @ (x - shift)
+        s2 = np.zeros((resp.shape[1], d))  # resp.T @ (x - shift)**2
+        for rows, xc, xc2 in self._centred(x):
+            r = resp[rows].T
+            s1 += r @ xc
+            s2 += r @ xc2
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_c = np.where(n > 0, s1 / n, 0.0)
         ss = s2 - n * mean_c**2
@@ -709,15 +869,20 @@ class Gaussian(Family):
         return 2 * n_labels * self.n_columns
 
     def log_likelihood(self, enc, params) -> np.ndarray:
-        xc, observed, xc2 = enc
+        x, observed = enc
         mu = params["mu"] - self.shift
         if "df" in params:
+            xc = x - self.shift
             return self._student_t(xc, observed, params["df"], mu, params["scale2"])
         prec = 1.0 / params["var"]
         const = mu * mu * prec + np.log(params["var"]) + LOG_2PI
-        out = xc2 @ prec.T
-        out -= 2.0 * (xc @ (mu * prec).T)
-        out += const.sum(axis=1) if observed is None else observed @ const.T
+        linear = -2.0 * mu * prec
+        out = np.empty((prec.shape[0], x.shape[0]))  # components first
+        for rows, xc, xc2 in self._centred(x):
+            out[:, rows] = prec @ xc2.T
+            out[:, rows] += linear @ xc.T
+        out = out.T
+        out += const.sum(axis=1) if observed is None else _product(observed, const)
         out *= -0.5
         return out
 
@@ -767,6 +932,42 @@ class Gaussian(Family):
 # ----------------------------------------------------------------------------------------
 
 
+def _centred_blocks(x: np.ndarray, centre: np.ndarray):
+    """Blocks ``(rows, x[rows] - centre)`` of about ``_BLOCK_ENTRIES`` entries.
+
+    The blocks share one buffer (use each before taking the next). ``centre`` is
+    tiled to a block's shape once, so the subtraction runs over whole blocks rather
+    than row by row.
+    """
+    n, d = x.shape
+    step = max(1, _BLOCK_ENTRIES // max(1, d))
+    tiled = np.tile(centre, (min(n, step), 1))
+    buf = np.empty_like(tiled)
+    for rows in _row_blocks(n, d):
+        m = rows.stop - rows.start
+        yield rows, np.subtract(x[rows], tiled[:m], out=buf[:m])
+
+
+def _complete_moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Column means and 1/N variances of ``x`` when every value is finite, else None.
+
+    Two reads: the column sums (a non-finite sum means a missing or infinite value,
+    and the caller checks the values), then the centred squares block by block, in
+    cache.
+    """
+    n, d = x.shape
+    total = x.T @ np.ones(n)
+    if not (n and np.isfinite(total).all()):
+        return None
+    mean = total / n
+    squares = np.zeros(d)
+    ones = np.ones(min(n, max(1, _BLOCK_ENTRIES // max(1, d))))
+    for _rows, block in _centred_blocks(x, mean):
+        np.multiply(block, block, out=block)
+        squares += ones[: len(block)] @ block
+    return mean, squares / n
+
+
 def _single_column(data) -> pd.Series:
     if isinstance(data, pd.DataFrame):
         return data.iloc[:, 0]
@@ -778,20 +979,6 @@ def _single_column(data) -> pd.Series:
 
 def _is_range(categories: list) -> bool:
     return all(isinstance(c, int | np.integer) and c == i for i, c in enumerate(categories))
-
-
-def _one_hot(codes: np.ndarray, n_categories: int) -> sparse.csr_array:
-    """CSR indicators of ``codes``; a negative code leaves its row empty."""
-    n = len(codes)
-    present = codes >= 0
-    if present.all():
-        indptr = np.arange(n + 1)
-        indices = codes
-    else:
-        indptr = np.concatenate([[0], np.cumsum(present)])
-        indices = codes[present]
-    data = np.ones(len(indices))
-    return sparse.csr_array((data, indices, indptr), shape=(n, n_categories))
 
 
 FAMILIES = {cls.kind: cls for cls in (Bernoulli, Categorical, Binned, Multinomial, Gaussian)}

@@ -24,9 +24,34 @@ def log_normalize(jll: np.ndarray) -> np.ndarray:
 
     A row where every entry is ``-inf`` (every class ruled out by a zero probability)
     has no posterior and raises a ``ValueError`` that names it.
+
+    The work runs components first, on a (K, n) copy, so that every reduction over
+    the few classes is an elementwise operation on long rows; the result is the
+    (n, K) transpose of that copy.
     """
-    top = jll.max(axis=1, keepdims=True)
-    bad = ~np.isfinite(top[:, 0])
+    out = _shifted_components_first(jll)
+    total = np.exp(out).sum(axis=0)
+    out -= np.log(total, out=total)
+    return out.T
+
+
+def normalize(jll: np.ndarray) -> np.ndarray:
+    """Posterior probabilities ``exp(log_normalize(jll))``, without the logarithms.
+
+    Each row is shifted by its maximum, exponentiated and divided by its sum; a row
+    that is ``-inf`` everywhere raises as in :func:`log_normalize`.
+    """
+    out = _shifted_components_first(jll)
+    np.exp(out, out=out)
+    out /= out.sum(axis=0)
+    return out.T
+
+
+def _shifted_components_first(jll: np.ndarray) -> np.ndarray:
+    """A (K, n) copy of ``jll`` minus the maximum of every row (a finite one)."""
+    out = np.array(jll.T, dtype=float, order="C")
+    top = out.max(axis=0)
+    bad = ~np.isfinite(top)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
@@ -34,18 +59,18 @@ def log_normalize(jll: np.ndarray) -> np.ndarray:
             "each class gives probability 0 to one of its values. Fit with "
             "estimate='mean' or 'map' under a prior with alpha > 1 to smooth the zeros."
         )
-    shifted = jll - top
-    np.exp(shifted, out=shifted)
-    lse = np.log(shifted.sum(axis=1, keepdims=True)) + top
-    return jll - lse
+    out -= top
+    return out
 
 
 def log_sum_exp_rows(jll: np.ndarray) -> np.ndarray:
     """Row-wise log-sum-exp (the log marginal likelihood of each row)."""
-    top = jll.max(axis=1, keepdims=True)
+    lead = np.array(jll.T, dtype=float, order="C")  # (K, n): reduce over long rows
+    top = lead.max(axis=0)
     safe = np.where(np.isfinite(top), top, 0.0)
+    lead -= safe
     with np.errstate(divide="ignore"):
-        return (np.log(np.exp(jll - safe).sum(axis=1, keepdims=True)) + safe)[:, 0]
+        return np.log(np.exp(lead, out=lead).sum(axis=0)) + safe
 
 
 class FittedModel:
@@ -127,13 +152,14 @@ class FittedModel:
                 )
             if not isinstance(X, Table):  # an array's columns are the model's, in order
                 table.names = self.feature_names
-        present = set(table.names)
-        missing = [c for c in self.feature_names if c not in present]
-        if missing:
-            raise ValueError(
-                f"X lacks the feature column(s) {missing[:10]!r} the model was fit on. "
-                "Give every feature; put NaN where a value is missing."
-            )
+        if table.names is not self.feature_names:
+            present = set(table.names)
+            missing = [c for c in self.feature_names if c not in present]
+            if missing:
+                raise ValueError(
+                    f"X lacks the feature column(s) {missing[:10]!r} the model was fit on. "
+                    "Give every feature; put NaN where a value is missing."
+                )
         if not table.is_frame and table.names != self.feature_names:
             raise ValueError(
                 f"X has columns {table.names[:5]!r}...; the model was fit on "
@@ -164,7 +190,7 @@ class FittedModel:
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior class probabilities, shape (n, K), columns in ``labels`` order."""
-        return np.exp(self.predict_log_proba(X))
+        return normalize(self.joint_log_likelihood(X))
 
     def predict(self, X) -> np.ndarray:
         """The class with the largest posterior probability (the MAP decision rule)."""
