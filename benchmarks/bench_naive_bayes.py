@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import scipy
+import sklearn
 from scipy import sparse
 from sklearn import naive_bayes as sknb
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
 
 if __package__ in (None, ""):  # run as a script from a checkout: import the checkout
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -248,6 +250,14 @@ def format_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _thread_summary() -> str:
+    """The thread count of every loaded BLAS/OpenMP library, e.g. "openblas: 1 thread"."""
+    pools = sorted(
+        {(p.get("internal_api", p["user_api"]), p["num_threads"]) for p in threadpool_info()}
+    )
+    return ", ".join(f"{api}: {n} thread{'s' if n != 1 else ''}" for api, n in pools)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -261,8 +271,8 @@ def main(argv=None) -> int:
         cases = [c for c in cases if args.only in c.name]
     with threadpool_limits(limits=args.threads):
         print(
-            f"bayesnb {bnb.__version__} vs scikit-learn {sknb.__name__.split('.')[0]} "
-            f"{_sklearn_version()}; {args.threads} BLAS/OpenMP thread(s) on both sides; "
+            f"bayesnb {bnb.__version__} vs scikit-learn {sklearn.__version__} (numpy "
+            f"{np.__version__}, scipy {scipy.__version__}); {_thread_summary()} on both sides; "
             f"median of {repeats}; ratio = bayesnb / scikit-learn; passes = time / one "
             "X.sum() (dense) or X.data.sum() (sparse) over the same input",
             flush=True,
@@ -275,12 +285,6 @@ def main(argv=None) -> int:
             print(f"  done: {case.name}", file=sys.stderr, flush=True)
     print(format_table(results))
     return 0
-
-
-def _sklearn_version() -> str:
-    import sklearn
-
-    return sklearn.__version__
 
 
 if __name__ == "__main__":
