@@ -415,20 +415,23 @@ class Bernoulli(_Discrete):
         x, observed = enc
         logp = params["log_prob"]  # (K, d, 2)
         log0, log1 = logp[..., 0], logp[..., 1]
-        if np.isfinite(logp).all():
-            out = _product(x, log1 - log0)
-            if observed is None:
-                out += log0.sum(axis=1)
-            else:
-                out += _product(observed, log0)
+
+        def score(w1, w0):
+            # x w1 + (observed - x) w0, without materializing (observed - x).
+            out = _product(x, w1 - w0)
+            out += w0.sum(axis=1) if observed is None else _product(observed, w0)
             return out
-        # A zero probability somewhere: weigh ones and zeros separately, guarded.
-        zeros = (
-            (1.0 - x.toarray() if sparse.issparse(x) else 1.0 - x)
-            if observed is None
-            else observed - x
-        )
-        return _guarded_dot(x, log1) + _guarded_dot(zeros, log0)
+
+        finite = np.isfinite(logp)
+        if finite.all():
+            return score(log1, log0)
+        # A zero probability somewhere: score with the -inf entries zeroed, then count
+        # the impossible factors each row uses and rule those (row, class) pairs out.
+        safe = np.where(finite, logp, 0.0)
+        out = score(safe[..., 1], safe[..., 0])
+        impossible = (~finite).astype(float)
+        out[score(impossible[..., 1], impossible[..., 0]) > 0] = -np.inf
+        return out
 
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
         out = super().to_xarray(params, stats, label_dim, labels)

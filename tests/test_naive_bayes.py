@@ -306,3 +306,29 @@ def test_errors_name_the_problem():
         )
     with pytest.raises(ValueError, match="2-D"):
         bnb.NaiveBayes().fit(np.zeros(3), y=[0, 1, 0])
+
+
+def test_bernoulli_zero_probabilities_rule_out_exactly_the_rows_that_use_them():
+    # Feature 0 is always 1 in class 0 and always 0 in class 1 (ML: probabilities 1/0).
+    X = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1], [0, 0, 1]], dtype=float)
+    y = [0, 0, 1, 1]
+    with pytest.warns(bnb.ZeroProbabilityWarning):
+        fit = bnb.NaiveBayes(bnb.Bernoulli()).fit(X, y, estimate="ml")
+    theta = fit.params.X.transpose("label", "X_feature").values
+    query = np.array([[1, 1, 1], [0, 0, 0], [np.nan, 1, 0]])
+    with np.errstate(divide="ignore"):
+        expected = np.log(fit.params.class_prob.values) + np.array(
+            [
+                [np.nansum(np.where(q == 1, np.log(t), np.where(q == 0, np.log1p(-t), 0)))
+                 for t in theta]
+                for q in query
+            ]
+        )
+    got = fit.joint_log_likelihood(query)
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(expected))
+    np.testing.assert_allclose(got[np.isfinite(got)], expected[np.isfinite(expected)])
+    assert not np.isnan(got).any()
+    # The same model scored on sparse input gives the same answer (complete rows).
+    np.testing.assert_array_equal(
+        fit.joint_log_likelihood(sparse.csr_array(query[:2])), got[:2]
+    )
