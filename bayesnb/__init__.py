@@ -7,7 +7,9 @@ likelihood, MAP or the full posterior predictive.
 
 from bayesnb import datasets
 from bayesnb.families import Bernoulli, Binned, Categorical, Gaussian, Multinomial
+from bayesnb.mixture import MixtureFit, MonotonicityError, fit_mixture
 from bayesnb.model import load
+from bayesnb.model_choice import compare_components
 from bayesnb.naive_bayes import NaiveBayes, NaiveBayesFit, count_parameters
 from bayesnb.priors import (
     Beta,
@@ -27,13 +29,17 @@ __all__ = [
     "Categorical",
     "Dirichlet",
     "Gaussian",
+    "MixtureFit",
+    "MonotonicityError",
     "Multinomial",
     "NaiveBayes",
     "NaiveBayesFit",
     "NormalInverseGamma",
     "ZeroProbabilityWarning",
+    "compare_components",
     "count_parameters",
     "datasets",
+    "fit_mixture",
     "laplace",
     "load",
     "m_estimate",

@@ -16,15 +16,9 @@ import xarray as xr
 from scipy import integrate, optimize, sparse, special, stats
 
 import bayesnb as bnb
-from bayesnb.mixture import (
-    ConvergenceWarning,
-    MixtureFit,
-    MonotonicityError,
-    compare_components,
-    enumerate_completions,
-    expected_statistics,
-    fit_mixture,
-)
+from bayesnb.completions import enumerate_completions, expected_statistics
+from bayesnb.mixture import ConvergenceWarning, MixtureFit, MonotonicityError, fit_mixture
+from bayesnb.model_choice import compare_components
 
 # -- seed 003's worked example -------------------------------------------------------------
 
@@ -642,3 +636,131 @@ def test_bad_input_is_named(options, match):
     options = {"n_components": 2, **options}
     with pytest.raises(ValueError, match=match):
         fit_mixture(bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0))), X, **options)
+
+
+# -- the blocked sweep ---------------------------------------------------------------------------
+
+
+def test_take_rows_of_every_encoding():
+    from bayesnb.mixture import _take_rows
+
+    dense = np.arange(40.0).reshape(10, 4)
+    codes = np.arange(10, dtype=np.int8)
+    csr = sparse.csr_array(np.where(dense % 3 == 0, dense, 0.0))
+    rows = slice(3, 8)
+    np.testing.assert_array_equal(_take_rows(dense, rows), dense[3:8])
+    np.testing.assert_array_equal(_take_rows(codes, rows), codes[3:8])
+    block = _take_rows(csr, rows)
+    assert block.shape == (5, 4)
+    np.testing.assert_array_equal(block.toarray(), csr.toarray()[3:8])
+    assert np.shares_memory(block.data, csr.data)  # a view of the values, not a copy
+    x, mask = _take_rows((dense, None), rows)
+    np.testing.assert_array_equal(x, dense[3:8])
+    assert mask is None and _take_rows(None, rows) is None
+    assert _take_rows(csr, slice(0, 10)) is csr  # every row: the encoding itself
+
+
+def mixed_with_labels(seed=7, n=150):
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, 3, n)
+    df = pd.DataFrame(
+        {
+            "a": (rng.random(n) < np.array([0.2, 0.5, 0.9])[z]).astype(float),
+            "c": np.array(list("xyz"), dtype=object)[(z + rng.integers(0, 2, n)) % 3],
+            "g": rng.normal(np.array([-2.0, 0.0, 3.0])[z], 1.0),
+            "w1": rng.poisson(2, n),
+            "w2": rng.poisson(np.array([1, 3, 5])[z]),
+        }
+    )
+    df.loc[rng.random(n) < 0.1, "a"] = np.nan
+    df.loc[rng.random(n) < 0.1, "c"] = None
+    df.loc[rng.random(n) < 0.1, "g"] = np.nan
+    model = bnb.NaiveBayes(
+        {
+            "a": bnb.Bernoulli(bnb.Beta(2, 2)),
+            "c": bnb.Categorical(bnb.Dirichlet(2.0)),
+            "g": bnb.Gaussian(),
+            "w": bnb.Multinomial(bnb.Dirichlet(2.0), columns=["w1", "w2"]),
+        }
+    )
+    y = pd.Series(np.array(["p", "q", "r"], dtype=object)[z]).where(rng.random(n) < 0.15)
+    return model, df, y
+
+
+def fit_in_blocks(monkeypatch, rows, *args, **kwargs):
+    """Fit with sweeps over blocks of ``rows`` rows (None: one block of every row)."""
+    import bayesnb.mixture as mixture
+
+    monkeypatch.setattr(mixture, "_block_rows", lambda encoded, n: n if rows is None else rows)
+    return fit_mixture(*args, **kwargs)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore::bayesnb.ZeroProbabilityWarning")
+def test_blocked_sweeps_give_the_one_block_fit(monkeypatch):
+    cases = [random_problem(seed) for seed in range(25)]
+    model, df, y = mixed_with_labels()
+    cases.append((model, df, {"n_components": ["p", "q", "r"], "y": y, "random_state": 1}))
+    for model, df, options in cases:
+        # tol far above round-off, so both fits stop at the same iteration
+        options = {"n_init": 2, "max_iter": 30, "tol": 1e-8, **options}
+        whole = fit_in_blocks(monkeypatch, None, model, df, **options)
+        blocked = fit_in_blocks(monkeypatch, 7, model, df, **options)  # ragged last block
+        # Restart by restart (which one is best may turn on round-off between equal optima).
+        for b, w in zip(blocked.restarts, whole.restarts, strict=True):
+            np.testing.assert_allclose(b.history, w.history, rtol=1e-12)
+            np.testing.assert_allclose(
+                b.responsibilities, w.responsibilities, rtol=1e-9, atol=1e-12
+            )
+            for key in w.params.data_vars:
+                np.testing.assert_allclose(
+                    b.params[key].values, w.params[key].values, rtol=1e-9, atol=1e-12
+                )
+            for key in w.counts.data_vars:
+                np.testing.assert_allclose(
+                    b.counts[key].values, w.counts[key].values, rtol=1e-9, atol=1e-9
+                )
+
+
+def test_one_sweep_in_blocks_equals_the_unblocked_steps():
+    # At the same parameters, the sweep's per-row log-likelihoods, responsibilities and
+    # expected statistics equal the E-step and the counting done over all rows at once.
+    import bayesnb.mixture as mixture
+    from bayesnb._data import Table
+
+    model, df, y = mixed_with_labels(seed=3, n=101)
+    labels = ["p", "q", "r"]
+    known = mixture._known_codes(y, labels, len(df))
+    problem = mixture._Problem(model, Table(df), labels, "map", "map", known)
+    state = problem.estimate(*problem.statistics(problem.random_weights(np.random.default_rng(0))))
+    sweeps = {}
+    for rows in (101, 10, 1):
+        problem.row_blocks = [slice(s, min(101, s + rows)) for s in range(0, 101, rows)]
+        problem.fixed = [problem._fixed_rows(r) for r in problem.row_blocks]
+        sweeps[rows] = problem.sweep(state)
+    # The unblocked E-step, by hand from the joint over every row.
+    logj = problem.joint(state)
+    row_ll = special.logsumexp(logj, axis=0)
+    resp = np.exp(logj - row_ll)
+    rows = np.flatnonzero(known >= 0)
+    row_ll[rows] = logj[known[rows], rows]
+    resp[:, rows] = 0.0
+    resp[known[rows], rows] = 1.0
+    stats, class_counts = problem.statistics(resp)
+    for sweep in sweeps.values():
+        np.testing.assert_allclose(sweep.row_ll, row_ll, rtol=1e-14)
+        np.testing.assert_allclose(sweep.resp, resp, rtol=1e-13, atol=1e-15)
+        assert sweep.log_likelihood == pytest.approx(row_ll.sum(), rel=1e-14)
+        np.testing.assert_allclose(sweep.class_counts, class_counts, rtol=1e-13)
+        for got, want in zip(sweep.stats, stats, strict=True):
+            for key in want:
+                np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-12)
+
+
+def test_an_impossible_row_in_a_later_block_is_named(monkeypatch):
+    X = pd.DataFrame({"a": np.zeros(40), "b": np.zeros(40)})
+    X.loc[33, "a"] = 1.0
+    model = bnb.NaiveBayes(bnb.Bernoulli())
+    start = {"class_prob": [0.5, 0.5], "a": [0.0, 0.0], "b": [0.3, 0.6]}
+    with pytest.raises(ValueError, match="row 33 has likelihood 0 under every component"):
+        fit_in_blocks(monkeypatch, 8, model, X, 2, init=start, n_init=1)

@@ -1,0 +1,157 @@
+"""Cluster reports: how each attribute sets each cluster apart from the whole data.
+
+AutoClass describes a cluster by its weight and by the influence of each attribute:
+the Kullback-Leibler divergence of the cluster's distribution of the attribute from
+the whole data's. The whole data's distribution is estimated, with the fit's own
+family and estimator, from the expected statistics of every component merged into one
+(:func:`bayesnb.sufficient.pool_stats`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesnb.families import Bernoulli, Gaussian, Multinomial
+from bayesnb.priors import ZeroProbabilityWarning
+from bayesnb.sufficient import pool_stats
+
+__all__ = ["influence", "pooled_params", "report"]
+
+
+def pooled_params(fit) -> list[dict]:
+    """Parameters of the whole data: every component's statistics merged into one, then
+    the fit's own estimator (one component holding every row)."""
+    out = []
+    for block, st in zip(fit.blocks, fit.stats, strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ZeroProbabilityWarning)
+            out.append(block.estimate_params(pool_stats(st), fit.estimates["features"][block.name]))
+    return out
+
+
+def influence(fit) -> xr.DataArray:
+    """How strongly each attribute sets each cluster apart from the whole data.
+
+    AutoClass's attribute influence: the Kullback-Leibler divergence of the
+    cluster's distribution of the attribute from the whole data's (the same
+    family and estimator applied to the statistics of every row), in nats.
+
+    Parameters
+    ----------
+    fit : MixtureFit
+
+    Returns
+    -------
+    DataArray, dims (component, feature)
+        One entry per column (a Multinomial block counts as one attribute).
+
+    Notes
+    -----
+    Discrete: :math:`\\sum_v p_{kv} \\log(p_{kv}/q_v)`. Gaussian:
+    :math:`\\log(\\sigma/\\sigma_k) + (\\sigma_k^2 + (\\mu_k - \\mu)^2)/(2\\sigma^2) - 1/2`.
+    """
+    columns, values = [], []
+    for block, params, pooled in zip(fit.blocks, fit.block_params, pooled_params(fit), strict=True):
+        if isinstance(block, Gaussian):
+            vk, v0 = params["var"], pooled["var"]
+            kl = 0.5 * np.log(v0 / vk) + (vk + (params["mu"] - pooled["mu"]) ** 2) / (2 * v0)
+            kl -= 0.5
+        else:
+            p = np.exp(params["log_prob"])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                terms = p * (params["log_prob"] - pooled["log_prob"])
+            kl = np.where(p > 0, terms, 0.0).sum(axis=-1)
+        kl = kl.reshape(len(fit.labels), -1)
+        names = [block.name] if isinstance(block, Multinomial) else list(block.columns)
+        columns.extend(names)
+        values.append(kl)
+    return xr.DataArray(
+        np.concatenate(values, axis=1),
+        dims=("component", "feature"),
+        coords={"component": fit.labels, "feature": columns},
+        attrs={
+            "description": "KL divergence (nats) of the cluster's attribute "
+            "distribution from the whole data's"
+        },
+    )
+
+
+def report(fit, top: int | None = 5) -> pd.DataFrame:
+    """One row per (cluster, attribute): weight, influence and a summary.
+
+    Clusters come by decreasing weight and, within each, attributes by decreasing
+    influence (``top`` per cluster; ``None`` for all).
+
+    Parameters
+    ----------
+    fit : MixtureFit
+    top : int or None, default 5
+
+    Returns
+    -------
+    DataFrame indexed by (component, feature)
+        Columns ``weight``, ``size`` (expected number of rows), ``influence``
+        (nats) and ``summary`` (the cluster's most probable value or mean against
+        the whole data's).
+    """
+    infl = influence(fit)
+    weights = np.exp(fit.class_log_prob)
+    summaries = _summaries(fit)
+    rows = []
+    for k in np.argsort(-weights, kind="stable"):
+        order = np.argsort(-infl.values[k], kind="stable")
+        for j in order if top is None else order[:top]:
+            feature = infl["feature"].values[j]
+            rows.append(
+                {
+                    "component": fit.labels[k],
+                    "feature": feature,
+                    "weight": weights[k],
+                    "size": fit.class_counts[k],
+                    "influence": infl.values[k, j],
+                    "summary": summaries[feature][k],
+                }
+            )
+    return pd.DataFrame(rows).set_index(["component", "feature"])
+
+
+def _summaries(fit) -> dict:
+    out = {}
+    K = len(fit.labels)
+    for block, params, pooled in zip(fit.blocks, fit.block_params, pooled_params(fit), strict=True):
+        if isinstance(block, Gaussian):
+            for j, col in enumerate(block.columns):
+                mu, sd = params["mu"][:, j], np.sqrt(params["var"][:, j])
+                m0, s0 = pooled["mu"][0, j], np.sqrt(pooled["var"][0, j])
+                out[col] = [
+                    f"mean {mu[k]:.4g} ± {sd[k]:.3g} (all: {m0:.4g} ± {s0:.3g})" for k in range(K)
+                ]
+            continue
+        n_values = params["log_prob"].shape[-1]
+        p = np.exp(params["log_prob"]).reshape(K, -1, n_values)
+        q = np.exp(pooled["log_prob"]).reshape(1, -1, n_values)
+        cats = block.category_labels()
+        if isinstance(block, Multinomial):  # the token most over-represented
+            with np.errstate(divide="ignore"):
+                top = (np.log(p[:, 0]) - np.log(q[0, 0])).argmax(axis=1)
+            out[block.name] = [
+                f"{cats[top[k]]}: {p[k, 0, top[k]]:.3g} (all: {q[0, 0, top[k]]:.3g})"
+                for k in range(K)
+            ]
+            continue
+        for j, col in enumerate(block.columns):
+            if isinstance(block, Bernoulli):
+                out[col] = [
+                    f"P({cats[1]}) = {p[k, j, 1]:.3f} (all: {q[0, j, 1]:.3f})" for k in range(K)
+                ]
+                continue
+            top = p[:, j].argmax(axis=1)
+            out[col] = [
+                f"{cats[top[k]]}: {p[k, j, top[k]]:.3f} (all: {q[0, j, top[k]]:.3f})"
+                for k in range(K)
+            ]
+    return out

@@ -1,0 +1,257 @@
+"""Model choice over the number of components: criteria of fit and one table over K.
+
+* AIC and BIC, properties of every :class:`bayesnb.mixture.MixtureFit`;
+* :func:`cheeseman_stutz`: AutoClass's approximation to the marginal likelihood
+  :math:`\\log p(X \\mid K)`, built on the closed-form conjugate marginal likelihood
+  of complete data;
+* :func:`pattern_statistics`: G² and Pearson χ² of the observed attribute patterns of
+  all-discrete data against the fitted mixture;
+* :func:`compare_components`: all of them for K = k_min..k_max, as one DataFrame.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import sparse, special
+
+from bayesnb._data import Table
+from bayesnb.families import Bernoulli, Categorical, Gaussian
+from bayesnb.model import log_sum_exp_rows, normalize
+
+__all__ = ["cheeseman_stutz", "compare_components", "pattern_statistics"]
+
+
+def compare_components(
+    model, X, k_max: int, *, k_min: int = 1, return_fits: bool = False, **options
+):
+    """Fit K = k_min..k_max components and tabulate the criteria of model choice.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        The declaration; every K is fitted with ``model.cluster``.
+    X : DataFrame, ndarray or sparse matrix
+        The data to cluster.
+    k_max, k_min : int
+        The range of K (inclusive).
+    return_fits : bool
+        Also return the fitted mixtures, a dict keyed by K.
+    **options
+        Passed to :func:`bayesnb.mixture.fit_mixture` (``estimate``, ``n_init``,
+        ``random_state``, ...).
+
+    Returns
+    -------
+    DataFrame indexed by ``n_components``
+        ``log_likelihood``, ``objective`` (the log posterior under MAP-EM),
+        ``n_parameters``, ``aic``, ``bic`` (lower is better), ``cheeseman_stutz``
+        (approximate log marginal likelihood with its ``log K!`` term, higher is
+        better); for all-discrete models ``g2``, ``chi2``, ``df``, ``n_complete`` and
+        ``n_patterns`` (see :func:`pattern_statistics`); then ``n_iter``
+        and ``converged``.
+
+    Examples
+    --------
+    >>> import bayesnb as bnb
+    >>> votes = bnb.datasets.house_votes_84().drop(columns="party")
+    >>> model = bnb.NaiveBayes(bnb.Bernoulli(bnb.Beta(2, 2), values=("n", "y")))
+    >>> table = bnb.compare_components(model, votes, 3, n_init=2, random_state=0)
+    >>> table.index.tolist(), table["n_parameters"].tolist()
+    ([1, 2, 3], [16, 33, 50])
+    """
+    for key in ("y", "init", "n_components"):
+        if key in options:
+            raise ValueError(
+                f"compare_components varies K itself, so {key}= cannot be given; fit a "
+                "single K with model.cluster for that."
+            )
+    if not (isinstance(k_min, int) and isinstance(k_max, int) and 1 <= k_min <= k_max):
+        raise ValueError(f"need ints 1 <= k_min <= k_max; got k_min={k_min!r}, k_max={k_max!r}.")
+    rows, fits = [], {}
+    for K in range(k_min, k_max + 1):
+        fit = model.cluster(X, K, **options)
+        fits[K] = fit
+        row = {
+            "n_components": K,
+            "log_likelihood": fit.log_likelihood,
+            "objective": fit.objective,
+            "n_parameters": fit.n_parameters,
+            "aic": fit.aic,
+            "bic": fit.bic,
+            "cheeseman_stutz": cheeseman_stutz(fit, X),
+        }
+        if all(type(b) in (Bernoulli, Categorical) for b in fit.blocks):
+            row.update(pattern_statistics(fit, X))
+        row.update({"n_iter": fit.n_iter, "converged": fit.converged})
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("n_components")
+    return (table, fits) if return_fits else table
+
+
+def cheeseman_stutz(fit, X) -> float:
+    """The Cheeseman-Stutz approximation to :math:`\\log p(X \\mid K)` (AutoClass).
+
+    Parameters
+    ----------
+    fit : MixtureFit
+    X : DataFrame, ndarray or sparse matrix
+        The training data (the approximation is about it).
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    With :math:`X'` the data completed by the expected statistics at the fitted
+    :math:`\\hat\\theta`,
+
+    .. math:: \\log p(X \\mid K) \\approx \\log p(X' \\mid K)
+              - \\log p(X' \\mid \\hat\\theta) + \\log p(X \\mid \\hat\\theta) + \\log K!,
+
+    where :math:`p(X' \\mid K)` is the closed-form conjugate marginal likelihood of
+    complete data (Dirichlet-multinomial, Normal-Inverse-Gamma) and
+    :math:`\\log K!` counts the K! relabellings of the components, each an equal
+    mode of the posterior. With K = 1 it is the exact marginal likelihood.
+    """
+    encoded = fit.encode(X)
+    jll = fit._joint(encoded)
+    row_ll = log_sum_exp_rows(jll)
+    resp = normalize(jll)
+    class_counts = resp.sum(axis=0)
+    K = len(fit.labels)
+    marginal = _dirichlet_marginal(class_counts, fit.class_prior.resolve(K))
+    complete = _xlogp_sum(class_counts, fit.class_log_prob)
+    for block, enc, params in zip(fit.blocks, encoded, fit.block_params, strict=True):
+        st = block.count(enc, resp)
+        marginal += _log_marginal(block, st, K)
+        complete += _complete_loglik(block, st, params)
+    return marginal - complete + float(row_ll.sum()) + math.lgamma(K + 1)
+
+
+def pattern_statistics(fit, X) -> dict:
+    """G² and Pearson χ² of the observed attribute patterns against the model.
+
+    For all-discrete models (Bernoulli and Categorical features): the complete
+    rows of ``X`` are tallied by pattern (their joint values) and compared with
+    the expected counts :math:`N p(x)` under the fitted mixture.
+
+    Parameters
+    ----------
+    fit : MixtureFit
+    X : DataFrame, ndarray or sparse matrix
+
+    Returns
+    -------
+    dict
+        ``g2``, ``chi2``, ``df``, ``n_complete`` (rows without a missing value,
+        those tallied) and ``n_patterns`` (distinct patterns observed).
+
+    Notes
+    -----
+    :math:`G^2 = 2\\sum_x O_x \\log(O_x/E_x)` over observed patterns and
+    :math:`\\chi^2 = \\sum_x (O_x - E_x)^2/E_x` over every possible pattern, equal
+    to :math:`\\sum_{O_x > 0} O_x^2/E_x - N` since the :math:`E_x` sum to N.
+    ``df`` = (number of possible patterns - 1) - free parameters. With many
+    attributes most patterns have tiny expected counts and neither statistic
+    follows its χ² reference: compare them across K rather than test them.
+    """
+    discrete = [type(b) in (Bernoulli, Categorical) for b in fit.blocks]
+    if not all(discrete):
+        kinds = sorted({b.kind for b, d in zip(fit.blocks, discrete, strict=True) if not d})
+        raise ValueError(
+            f"pattern statistics need discrete Bernoulli/Categorical features only; this "
+            f"model has {kinds}. Use the log-likelihood, BIC or Cheeseman-Stutz instead."
+        )
+    codes, levels = _pattern_codes(fit, X)
+    complete = np.all(codes >= 0, axis=1)
+    n_complete = int(complete.sum())
+    if n_complete == 0:
+        raise ValueError("X has no row without a missing value; no pattern to tally.")
+    row_ll = fit.log_likelihood_rows(X)[complete]
+    patterns, first, observed = np.unique(
+        codes[complete], axis=0, return_index=True, return_counts=True
+    )
+    expected = n_complete * np.exp(row_ll[first])
+    g2 = 2.0 * float(np.sum(observed * (np.log(observed) - np.log(expected))))
+    chi2 = float(np.sum(observed**2 / expected)) - n_complete
+    return {
+        "g2": g2,
+        "chi2": chi2,
+        "df": math.prod(levels) - 1 - fit.n_parameters,
+        "n_complete": n_complete,
+        "n_patterns": len(patterns),
+    }
+
+
+def _pattern_codes(fit, X):
+    """Integer codes (n, columns) of the raw values, -1 where missing or unseen."""
+    table = Table(X, feature_names=None if fit.is_frame else fit.feature_names)
+    codes, levels = [], []
+    for block in fit.blocks:
+        raw = table.take(block.columns)
+        if sparse.issparse(raw):
+            raw = raw.toarray()
+        frame = raw if isinstance(raw, pd.DataFrame) else pd.DataFrame(raw)
+        index = pd.Index(block.category_labels())
+        for j in range(frame.shape[1]):
+            col = frame.iloc[:, j]
+            if col.dtype.kind == "b":
+                col = col.astype(np.int64)
+            codes.append(index.get_indexer(col))
+            levels.append(len(index))
+    return np.stack(codes, axis=1), levels
+
+
+def _xlogp_sum(counts, log_prob) -> float:
+    """``sum(counts * log_prob)`` with a zero count contributing 0 (never 0 * -inf)."""
+    counts = np.broadcast_to(np.asarray(counts, dtype=float), np.shape(log_prob))
+    used = counts > 0
+    return float(np.sum(counts[used] * np.asarray(log_prob)[used]))
+
+
+def _dirichlet_marginal(counts, alpha) -> float:
+    """``log B(alpha + counts) - log B(alpha)``, summed over the leading axes."""
+    counts = np.asarray(counts, dtype=float)
+    alpha = np.broadcast_to(alpha, counts.shape)
+    post = alpha + counts
+    out = special.gammaln(alpha.sum(axis=-1)) - special.gammaln(post.sum(axis=-1))
+    out += (special.gammaln(post) - special.gammaln(alpha)).sum(axis=-1)
+    return float(np.sum(out))
+
+
+def _log_marginal(block, stats: dict, K: int) -> float:
+    """Closed-form log marginal likelihood of complete-data statistics under the prior."""
+    if isinstance(block, Gaussian):
+        prior = block.prior
+        n = np.asarray(stats["n"], dtype=float)
+        post = prior.posterior(n, stats["mean"], stats["ss"])
+        a, b, k = (np.asarray(v, dtype=float) for v in (prior.alpha, prior.beta, prior.kappa))
+        out = (
+            special.gammaln(post.alpha)
+            - special.gammaln(a)
+            + a * np.log(b)
+            - post.alpha * np.log(post.beta)
+            + 0.5 * (np.log(k) - np.log(post.kappa))
+            - 0.5 * n * np.log(2.0 * np.pi)
+        )
+        return float(np.sum(out))
+    counts = stats["counts"]
+    return _dirichlet_marginal(counts, block._alpha(K, counts.shape[1:]))
+
+
+def _complete_loglik(block, stats: dict, params: dict) -> float:
+    """Complete-data log-likelihood of the statistics at the parameters.
+
+    Like :func:`_log_marginal`, it leaves out the constants the families leave out
+    (a bin's width, the multinomial coefficient); they cancel in Cheeseman-Stutz.
+    """
+    if isinstance(block, Gaussian):
+        n, mean, ss = stats["n"], stats["mean"], stats["ss"]
+        mu, var = params["mu"], params["var"]
+        out = -0.5 * n * np.log(2.0 * np.pi * var) - (ss + n * (mean - mu) ** 2) / (2.0 * var)
+        return float(np.sum(out))
+    return _xlogp_sum(stats["counts"], params["log_prob"])
