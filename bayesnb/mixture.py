@@ -11,10 +11,11 @@ M-step
     The families' own ``count(enc, resp)`` with the soft responsibilities, then
     :func:`bayesnb.model.estimate_all`: the classifier's code path, unchanged.
 
-One iteration reads the data once: a *sweep* takes the rows a cache-sized block at a
-time, computes the block's responsibilities and counts the block's expected
-statistics at once, while the block is in cache; the blocks' statistics merge by
-:func:`bayesnb.sufficient.merge_stats`.
+One iteration is one *sweep* over the rows, a block of bounded size at a time: the
+block's responsibilities, then at once the block's expected statistics, while the
+block is still in cache; the blocks' statistics merge by
+:func:`bayesnb.sufficient.merge_stats`, the same reduction a fit over partitions of
+the data on several machines would use.
 
 This module holds the EM engine, :func:`fit_mixture` and the fitted
 :class:`MixtureFit`. Model choice over K is in :mod:`bayesnb.model_choice`, cluster
@@ -68,10 +69,14 @@ class MonotonicityError(RuntimeError):
 # The EM engine
 # ----------------------------------------------------------------------------------------
 
-#: Bytes of encoded design an EM sweep takes at a time. A block this size stays in a
-#: core's L2 cache from the E-step product that reads it to the M-step product that
-#: reads it again, so the data stream from memory once per iteration.
-_SWEEP_BYTES = 1 << 20
+#: Bytes of encoded design an EM sweep takes at a time. Every block costs a fixed
+#: overhead of about 30 numpy calls (the families' kernels, the normalization, the
+#: merge; ~30 microseconds as measured), and on the benchmark's 10^5 x 100 design
+#: blocks small enough for a core's L2 cache (<= 1 MiB) save less than that in the
+#: M-step product that rereads them (benchmarks/bench_em.py prints both), so blocks
+#: are sized for a last-level cache. They also bound the E-step's (K, rows)
+#: temporaries whatever the number of rows.
+_SWEEP_BYTES = 1 << 24
 
 
 @dataclass
@@ -131,6 +136,8 @@ def _take_rows(enc, rows: slice):
     Arrays give views, a CSR matrix one that shares its values and column indices, a
     tuple its parts' rows, and None stays None.
     """
+    if type(enc) is np.ndarray:  # the common case first: a view
+        return enc if rows.start == 0 and rows.stop >= len(enc) else enc[rows]
     if enc is None:
         return None
     if isinstance(enc, tuple):

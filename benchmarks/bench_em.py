@@ -1,9 +1,10 @@
 """Seconds per EM iteration, in units of one plain pass over the data.
 
 The data: n x d binary (0/1 float64) rows drawn from a planted K-component mixture.
-One EM iteration is one M-step (expected counts, ``resp.T @ X``) and one E-step
-(joint log-likelihood ``X @ log_theta.T``, then the log-sum-exp over components):
-two matrix products over the data, so the floor is about 2 passes.
+One EM iteration is one sweep over the rows, block by block: the E-step (joint
+log-likelihood ``X @ log_theta.T``, then the log-sum-exp over components) and, while
+the block is in cache, its expected counts (``resp.T @ X``); then the M-step's
+estimates. Two matrix products over the data, so the floor is about 2 passes.
 
 "One plain pass" is timed in the same run, on the same array:
 
@@ -12,15 +13,18 @@ two matrix products over the data, so the floor is about 2 passes.
 
 For context it times a straightforward iteration in plain numpy/scipy: rows-first
 (n, K) layout, ``scipy.special.logsumexp`` over the short axis, ``X.T @ R``. And it
-times the floor on its own: the E-step product ``W @ X.T`` and the M-step
-product ``R @ X`` with K rows, nothing else. The rest of an iteration (log-sum-exp,
-estimates, checks) is the gap between the two.
+times the parts of an iteration on their own: the E-step product ``W @ X.T``, the
+components-first log-sum-exp and normalization of the (K, n) joint, the M-step
+product ``R @ X``, and both products fused over L2-sized blocks of rows (the M-step
+product of a block right after its E-step product, nothing else).
 
-The EM time per iteration is the difference between runs of ``max_iter=m2`` and
-``max_iter=m1`` iterations (``MixtureFit.seconds`` times the EM loop only, not the
-encoding), divided by ``m2 - m1``; every timing is the best of ``--repeats``.
-BLAS threads are pinned with threadpoolctl (default 1): on a shared 2-core machine,
-oversubscribed BLAS threads made the same EM 50x slower.
+The EM iteration is timed three ways: with the engine's default sweep blocks, with
+L2-sized blocks (1 MiB of design), and as one block (the E-step over every row, then
+the M-step over every row). Its time is the difference between runs of
+``max_iter=m2`` and ``max_iter=m1`` iterations (``MixtureFit.seconds`` times the EM
+loop only, not the encoding), divided by ``m2 - m1``; every timing is the best of
+``--repeats``. BLAS threads are pinned with threadpoolctl (default 1): on a shared
+2-core machine, oversubscribed BLAS threads made the same EM 50x slower.
 
 Run: ``python3 benchmarks/bench_em.py`` (``--help`` for the sizes).
 """
@@ -41,7 +45,10 @@ if __package__ in (None, ""):  # run as a script from a checkout: import the che
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bayesnb as bnb
+from bayesnb import mixture
 from bayesnb.mixture import ConvergenceWarning, fit_mixture
+
+L2_BLOCK_BYTES = 1 << 20
 
 
 def planted(n: int, d: int, k: int, seed: int = 0) -> np.ndarray:
@@ -63,12 +70,46 @@ def best(f, repeats: int) -> float:
     return min(times)
 
 
-def em_seconds(model, x, k: int, iterations: int) -> float:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        mix = fit_mixture(model, x, k, n_init=1, max_iter=iterations, tol=0.0, random_state=0)
+def em_seconds(model, x, k: int, iterations: int, block_bytes: int | None = None) -> float:
+    """``MixtureFit.seconds`` of ``iterations`` EM iterations; ``block_bytes`` sets the
+    sweep's block size (default: the engine's)."""
+    default = mixture._SWEEP_BYTES
+    if block_bytes is not None:
+        mixture._SWEEP_BYTES = block_bytes
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            mix = fit_mixture(model, x, k, n_init=1, max_iter=iterations, tol=0.0, random_state=0)
+    finally:
+        mixture._SWEEP_BYTES = default
     assert mix.n_iter == iterations
     return mix.seconds
+
+
+def em_iteration(model, x, k: int, args, block_bytes: int | None = None) -> float:
+    """Seconds per EM iteration: the difference of a long and a short run."""
+    short = min(em_seconds(model, x, k, args.m1, block_bytes) for _ in range(args.repeats))
+    long = min(em_seconds(model, x, k, args.m2, block_bytes) for _ in range(args.repeats))
+    return (long - short) / (args.m2 - args.m1)
+
+
+def normalize_components_first(logj):
+    """Log-sum-exp over the components of a (K, n) joint, and the responsibilities."""
+    top = logj.max(axis=0)
+    resp = np.exp(logj - top)
+    total = resp.sum(axis=0)
+    resp /= total
+    return resp, np.log(total) + top
+
+
+def fused_products(x, w, r, rows: int) -> np.ndarray:
+    """Both products over blocks of ``rows`` rows: ``W @ X_b.T``, then ``R_b @ X_b``."""
+    out = np.zeros((r.shape[0], x.shape[1]))
+    for start in range(0, x.shape[0], rows):
+        block = x[start : start + rows]
+        w @ block.T
+        out += r[:, start : start + rows] @ block
+    return out
 
 
 def straightforward_iteration(x, log_theta, log_pi):
@@ -97,33 +138,55 @@ def main(argv=None) -> dict:
     v = np.ones(args.d)
     rng = np.random.default_rng(1)
     w, r = rng.normal(size=(args.k, args.d)), rng.random((args.k, args.n))
+    logj = rng.normal(size=(args.k, args.n))
+    row_bytes = x.itemsize * args.d
+    default_rows = max(1, min(args.n, mixture._SWEEP_BYTES // row_bytes))
+    l2_rows = max(1, min(args.n, L2_BLOCK_BYTES // row_bytes))
+    reps = 10 * args.repeats
     with threadpool_limits(limits=args.threads):
-        gemv = best(lambda: x @ v, 10 * args.repeats)
-        reduce = best(lambda: x.sum(), 10 * args.repeats)
-        floor = best(lambda: w @ x.T, 10 * args.repeats) + best(lambda: r @ x, 10 * args.repeats)
+        gemv = best(lambda: x @ v, reps)
+        reduce = best(lambda: x.sum(), reps)
+        e_product = best(lambda: w @ x.T, reps)
+        m_product = best(lambda: r @ x, reps)
+        lse = best(lambda: normalize_components_first(logj), reps)
+        fused = best(lambda: fused_products(x, w, r, l2_rows), reps)
         log_theta = np.log(rng.uniform(0.2, 0.8, (args.k, args.d)))
         log_pi = np.full(args.k, -np.log(args.k))
         plain = best(lambda: straightforward_iteration(x, log_theta, log_pi), args.repeats)
-        short = min(em_seconds(model, x, args.k, args.m1) for _ in range(args.repeats))
-        long = min(em_seconds(model, x, args.k, args.m2) for _ in range(args.repeats))
-    per_iter = (long - short) / (args.m2 - args.m1)
+        per_iter = em_iteration(model, x, args.k, args)
+        per_iter_l2 = em_iteration(model, x, args.k, args, L2_BLOCK_BYTES)
+        per_iter_one = em_iteration(model, x, args.k, args, 1 << 62)
     result = {
         "seconds_per_iteration": per_iter,
         "pass_gemv": gemv,
         "pass_sum": reduce,
         "passes": per_iter / gemv,
         "passes_vs_sum": per_iter / reduce,
-        "floor_passes": floor / gemv,
+        "passes_l2_blocks": per_iter_l2 / gemv,
+        "passes_one_block": per_iter_one / gemv,
+        "floor_passes": (e_product + m_product) / gemv,
+        "fused_products_passes": fused / gemv,
         "straightforward_passes": plain / gemv,
     }
+
+    def line(label, seconds):
+        return f"  {label:<44}: {seconds * 1e3:8.2f} ms {seconds / gemv:6.2f} passes\n"
+
     print(
         f"EM on {args.n} x {args.d} binary data, K = {args.k}, {args.threads} BLAS thread(s)\n"
-        f"  one pass, X @ v        : {gemv * 1e3:8.2f} ms\n"
-        f"  one pass, X.sum()      : {reduce * 1e3:8.2f} ms\n"
-        f"  straightforward EM step: {plain * 1e3:8.2f} ms ({plain / gemv:.2f} passes)\n"
-        f"  the two products alone : {floor * 1e3:8.2f} ms ({floor / gemv:.2f} passes)\n"
-        f"  one EM iteration       : {per_iter * 1e3:8.2f} ms\n"
-        f"  EM iteration / pass    : {result['passes']:.2f} passes of X @ v "
+        + line("one pass, X @ v (the unit)", gemv)
+        + line("one pass, X.sum()", reduce)
+        + line("straightforward EM step (rows first, scipy)", plain)
+        + "  the parts on their own:\n"
+        + line("  E-step product W @ X.T", e_product)
+        + line("  log-sum-exp and normalization, (K, n)", lse)
+        + line("  M-step product R @ X", m_product)
+        + line(f"  both products fused, blocks of {l2_rows} rows", fused)
+        + "  one EM iteration (model.cluster):\n"
+        + line(f"  sweep in blocks of {default_rows} rows (default)", per_iter)
+        + line(f"  sweep in blocks of {l2_rows} rows (1 MiB, L2)", per_iter_l2)
+        + line("  one block: E-step, then M-step, all rows", per_iter_one)
+        + f"  EM iteration / pass: {result['passes']:.2f} passes of X @ v "
         f"({result['passes_vs_sum']:.2f} of X.sum()); target <= 4, floor ~2"
     )
     return result
