@@ -201,7 +201,8 @@ class _Problem:
         self.class_alpha = Dirichlet(self.class_prior.resolve(self.K))
         self.known = known
         step = _block_rows(self.encoded, self.n)
-        self.row_blocks = [slice(s, min(self.n, s + step)) for s in range(0, self.n, step)]
+        starts = range(0, max(self.n, 1), step)  # no rows: one empty block, zero statistics
+        self.row_blocks = [slice(s, min(self.n, s + step)) for s in starts]
         self.fixed = [self._fixed_rows(rows) for rows in self.row_blocks]
 
     def _fixed_rows(self, rows: slice):

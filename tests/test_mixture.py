@@ -764,3 +764,19 @@ def test_an_impossible_row_in_a_later_block_is_named(monkeypatch):
     start = {"class_prob": [0.5, 0.5], "a": [0.0, 0.0], "b": [0.3, 0.6]}
     with pytest.raises(ValueError, match="row 33 has likelihood 0 under every component"):
         fit_in_blocks(monkeypatch, 8, model, X, 2, init=start, n_init=1)
+
+
+def test_a_sweep_over_no_rows_gives_zero_statistics():
+    import bayesnb.mixture as mixture
+    from bayesnb._data import Table
+
+    model = bnb.NaiveBayes({"a": bnb.Bernoulli(), "c": bnb.Categorical(categories=["u", "v"])})
+    empty = pd.DataFrame({"a": np.array([], dtype=float), "c": np.array([], dtype=object)})
+    problem = mixture._Problem(model, Table(empty), [0, 1], "map", "map")
+    assert problem.row_blocks == [slice(0, 0)]
+    start = {"class_prob": [0.5, 0.5], "a": [0.2, 0.7], "c": [[0.5, 0.5], [0.1, 0.9]]}
+    sweep = problem.sweep(mixture._State(*mixture.start_params(problem.blocks, 2, start)))
+    assert sweep.log_likelihood == 0.0 and sweep.resp.shape == (2, 0)
+    np.testing.assert_array_equal(sweep.class_counts, [0.0, 0.0])
+    np.testing.assert_array_equal(sweep.stats[0]["counts"], np.zeros((2, 1, 2)))
+    np.testing.assert_array_equal(sweep.stats[1]["counts"], np.zeros((2, 2)))
