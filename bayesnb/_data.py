@@ -109,11 +109,9 @@ def infer_family(values) -> Family:
 def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
     """Resolve the user's declaration into ``(name, family, columns)`` triples."""
     if features is None:
-        if not table.is_frame:
+        if not table.is_frame:  # an array is one block: its columns share a dtype
             data = table.data
             family = Bernoulli() if sparse.issparse(data) else infer_family(data)
-            if isinstance(family, Categorical):
-                return [(n, Categorical(), [n]) for n in table.names]
             return [(ARRAY_BLOCK, family, table.names)]
         return [(n, infer_family(table.data[n]), [n]) for n in table.names]
     if isinstance(features, Family):

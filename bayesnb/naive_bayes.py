@@ -52,14 +52,18 @@ class NaiveBayes:
     def __repr__(self) -> str:
         return f"NaiveBayes(features={self.features!r}, class_prior={self.class_prior!r})"
 
-    def bind(self, table: Table, sample_weight=None) -> list[Family]:
+    def bind(self, table: Table, sample_weight=None, *, counted: bool = False) -> list[Family]:
         """Bind every declared family to the training columns it describes.
 
         ``sample_weight`` (validated, one per row) weighs the rows wherever a family
         learns a data-dependent default, such as the Gaussian prior's pooled scale.
+        ``counted=True``: the caller counts these rows next with responsibilities
+        summing to ``sample_weight`` (see :meth:`bayesnb.families.Family.bind`).
         """
         return [
-            family.bind(name, columns, table.take(columns), sample_weight=sample_weight)
+            family.bind(
+                name, columns, table.take(columns), sample_weight=sample_weight, counted=counted
+            )
             for name, family, columns in declare(self.features, table)
         ]
 
@@ -103,7 +107,7 @@ class NaiveBayes:
         table = Table(X, feature_names=feature_names)
         codes, labels = encode_labels(y, table.n_rows)
         resp = one_hot_labels(codes, len(labels), sample_weight)
-        blocks = self.bind(table, None if sample_weight is None else resp.sum(axis=1))
+        blocks = self.bind(table, None if sample_weight is None else resp.sum(axis=1), counted=True)
         stats = [b.count(b.encode(table.take(b.columns)), resp) for b in blocks]
         estimates = {
             "class": class_estimate,
@@ -196,10 +200,10 @@ class NaiveBayesFit(FittedModel):
         """
         k = len(self.labels)
         sizes = [
-            len(b.category_labels())
+            size
             for b in self.blocks
-            for _ in b.columns
             if not isinstance(b, Gaussian) and b.kind != "multinomial"
+            for size in b.column_sizes()
         ]
         discrete = all(not isinstance(b, Gaussian) and b.kind != "multinomial" for b in self.blocks)
         return {

@@ -1,0 +1,255 @@
+"""Blocks of columns: a Categorical (or Binned) block encoded as mixed-radix group codes,
+and the Gaussian's single read (lazy missing values, prior pooled from the counts).
+
+Every number is checked against an independent computation: one feature per column of
+a DataFrame, an explicit one-hot sum, numpy's per-class moments, or scipy densities.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import bayesnb as bnb
+from bayesnb import families
+from bayesnb._data import Table
+
+# -- Categorical blocks ------------------------------------------------------------------
+
+
+@pytest.fixture
+def ragged():
+    """Integer columns with different domains, one of them wide (its own code group)."""
+    rng = np.random.default_rng(11)
+    n = 600
+    y = rng.integers(0, 3, n)
+    X = np.column_stack(
+        [
+            rng.integers(0, 3, n),
+            rng.choice([3, 7, 9], n),
+            (rng.integers(0, 2, n) + y) % 3,  # depends on the class
+            rng.integers(0, 40, n),
+            rng.integers(0, 2, n),
+            rng.integers(-2, 2, n),
+        ]
+    )
+    return X, y
+
+
+def per_column(X):
+    return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+
+
+@pytest.mark.parametrize("estimate", ["map", "mean"])
+def test_array_block_equals_one_feature_per_column(ragged, estimate):
+    X, y = ragged
+    model = bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0)))
+    block = model.fit(X, y, estimate=estimate)
+    columns = model.fit(per_column(X), y, estimate=estimate)
+    assert [b.name for b in block.blocks] == ["X"]
+    assert block.blocks[0].column_categories == [b.categories for b in columns.blocks]
+    assert block.blocks[0].categories is None  # the domains differ
+    for j in range(X.shape[1]):
+        name = f"x{j}"
+        np.testing.assert_array_equal(block.counts[name].values, columns.counts[name].values)
+        np.testing.assert_allclose(block.params[name].values, columns.params[name].values)
+        assert list(block.params[f"{name}_category"].values) == sorted(set(X[:, j]))
+    np.testing.assert_allclose(
+        block.joint_log_likelihood(X), columns.joint_log_likelihood(per_column(X)), rtol=1e-13
+    )
+    assert block.n_free_parameters() == columns.n_free_parameters()
+    assert block.n_parameters() == columns.n_parameters()
+
+
+def test_unseen_values_in_an_array_block(ragged):
+    X, y = ragged
+    model = bnb.NaiveBayes(bnb.Categorical())
+    fit = model.fit(X, y, estimate="mean")
+    reference = model.fit(per_column(X), y, estimate="mean")
+    new = X[:5].copy()
+    new[0, 1] = 4  # between the seen values 3 and 7
+    new[1, 3] = 40  # just past the range of a column whose categories are 0..39
+    new[2, 5] = -3  # below
+    np.testing.assert_allclose(
+        fit.predict_proba(new), reference.predict_proba(per_column(new)), rtol=1e-13
+    )
+    # Marginalized: the row scores like the same row without that column.
+    drop = model.fit(np.delete(X, 3, axis=1), y, estimate="mean")
+    np.testing.assert_allclose(
+        fit.joint_log_likelihood(new[1:2]),
+        drop.joint_log_likelihood(np.delete(new[1:2], 3, axis=1)),
+        rtol=1e-13,
+    )
+    strict = bnb.NaiveBayes(bnb.Categorical(unseen="error")).fit(X, y, estimate="mean")
+    with pytest.raises(ValueError, match=r"feature 'x3' got the value 40, which is not among"):
+        strict.predict(new[1:2])
+
+
+def test_shared_categories_have_a_category_axis():
+    rng = np.random.default_rng(2)
+    X, y = rng.integers(0, 4, (300, 5)), rng.integers(0, 2, 300)
+    alpha = np.array([[1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]])  # one row per class
+    fit = bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(alpha), categories=range(4))).fit(
+        X, y, estimate="mean"
+    )
+    block = fit.blocks[0]
+    assert fit.stats[0]["counts"].shape == (2, 5, 4)  # (labels, columns, categories)
+    assert block.category_labels() == [0, 1, 2, 3]
+    for j in range(5):
+        for k in range(2):
+            counts = np.bincount(X[y == k, j], minlength=4)
+            expected = (counts + alpha[k]) / (counts.sum() + alpha[k].sum())
+            np.testing.assert_allclose(fit.params[f"x{j}"].sel(label=k).values, expected)
+
+
+def test_ragged_block_layout_and_its_guard(ragged):
+    X, y = ragged
+    block = bnb.NaiveBayes().fit(X, y, estimate="mean").blocks[0]
+    sizes = [3, 3, 3, 40, 2, 4]
+    assert block.column_sizes() == sizes
+    np.testing.assert_array_equal(block.segments(), np.cumsum([0, *sizes[:-1]]))
+    with pytest.raises(ValueError, match="have different categories"):
+        block.category_labels()
+    with pytest.raises(ValueError, match=r"segments\(\) and column_sizes\(\)"):
+        block._alpha(3, (sum(sizes),))
+
+
+def test_group_codes_count_and_score_like_the_one_hot_design():
+    rng = np.random.default_rng(5)
+    sizes = (1, 2, 5, 300, 3, 9000, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 7)
+    n, K = 2000, 3
+    codes = np.column_stack([rng.integers(-1, s, n) for s in sizes])  # -1: missing
+    groups = families._code_groups(sizes)
+    # bases 2 * 3 * 6 = 36 (times 301 would pass 8192); 301 * 4; 9001 alone; ...
+    assert [g[:2] for g in groups][:3] == [(0, 3), (3, 5), (5, 6)]
+    assert all(g[2] <= families._GROUP_CODES or g[1] - g[0] == 1 for g in groups)
+    enc = families._group_codes(codes, sizes)
+    resp = rng.dirichlet(np.ones(K), size=n)  # soft, as in EM
+    offsets = np.cumsum([0, *sizes])
+    expected = np.zeros((K, offsets[-1]))
+    for j, size in enumerate(sizes):
+        for v in range(size):
+            expected[:, offsets[j] + v] = resp[codes[:, j] == v].sum(axis=0)
+    np.testing.assert_allclose(families._group_counts(enc, resp, sizes), expected, rtol=1e-12)
+    logp = np.log(rng.random((K, offsets[-1])))
+    logp[1, offsets[2] + 3] = -np.inf  # a zero probability reaches only its rows
+    score = np.zeros((n, K))
+    for j in range(len(sizes)):
+        seen = codes[:, j] >= 0
+        score[seen] += logp[:, offsets[j] + codes[seen, j]].T
+    got = families._group_lookup(enc, logp, sizes)
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(score))
+    finite = np.isfinite(score)
+    np.testing.assert_allclose(got[finite], score[finite], rtol=1e-12)
+
+
+def test_block_round_trips_through_save_and_load(ragged, tmp_path):
+    X, y = ragged
+    shared = bnb.NaiveBayes(bnb.Categorical(categories=range(-2, 40))).fit(X, y, estimate="mean")
+    for fit in (bnb.NaiveBayes().fit(X, y, estimate="mean"), shared):
+        path = tmp_path / "model.nc"
+        fit.save(path)
+        again = bnb.load(path)
+        np.testing.assert_array_equal(again.predict_proba(X), fit.predict_proba(X))
+        assert again.blocks[0].column_categories == fit.blocks[0].column_categories
+        assert again.params.equals(fit.params)
+
+
+def test_mixture_on_an_array_block_follows_the_per_column_model():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, (300, 4))
+    model = bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0)))
+    block = model.cluster(X, 2, n_init=1, random_state=0)
+    columns = model.cluster(per_column(X), 2, n_init=1, random_state=0)
+    np.testing.assert_allclose(block.history, columns.history, rtol=1e-12)
+    np.testing.assert_allclose(block.params["x2"].values, columns.params["x2"].values)
+
+
+def test_binned_block_over_an_array():
+    rng = np.random.default_rng(8)
+    X, y = rng.uniform(0, 10, (400, 3)), rng.integers(0, 2, 400)
+    X[::7, 1] = np.nan
+    edges = [0, 2, 5, 10]
+    block = bnb.NaiveBayes(bnb.Binned(edges)).fit(X, y, estimate="mean")
+    columns = bnb.NaiveBayes(bnb.Binned(edges)).fit(per_column(X), y, estimate="mean")
+    assert [b.name for b in block.blocks] == ["X"]
+    np.testing.assert_allclose(
+        block.joint_log_likelihood(X), columns.joint_log_likelihood(per_column(X)), rtol=1e-13
+    )
+    assert list(block.params["x1_lower"].values) == [0, 2, 5]
+    bad = X[:1].copy()
+    bad[0, 2] = 11.0
+    with pytest.raises(ValueError, match="Binned feature 'x2' has edges from 0 to 10; got 11"):
+        block.predict(bad)
+
+
+# -- Gaussian --------------------------------------------------------------------------------
+
+
+def test_default_prior_pooled_from_the_counts_equals_the_data_moments():
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(50.0, 3.0, (500, 3)), rng.integers(0, 3, 500)
+    X[::9, 0] = np.nan
+    w = rng.integers(0, 4, 500).astype(float)
+    fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="map", sample_weight=w)
+    prior = fit.blocks[0].prior
+    observed = ~np.isnan(X)
+    for j in range(3):
+        x, wj = X[observed[:, j], j], w[observed[:, j]]
+        mean = np.average(x, weights=wj)
+        assert prior.mu[j] == pytest.approx(mean, rel=1e-13)
+        assert prior.beta[j] == pytest.approx(np.average((x - mean) ** 2, weights=wj), rel=1e-11)
+    # EM binds without counts: the same prior, read from the data.
+    bound = bnb.NaiveBayes(bnb.Gaussian()).bind(Table(X), w)[0].prior
+    np.testing.assert_allclose(bound.mu, prior.mu, rtol=1e-13)
+    np.testing.assert_allclose(bound.beta, prior.beta, rtol=1e-11)
+
+
+def test_variances_far_from_zero_and_exact_zero_variance():
+    rng = np.random.default_rng(6)
+    n = 40_000  # several blocks of rows
+    y = np.repeat([0, 1], n // 2)
+    X = 1e8 + rng.normal(0.0, 1e-2, (n, 2)) * (1 + y[:, None])
+    fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
+    for k in (0, 1):
+        np.testing.assert_allclose(fit.params.X_var.sel(label=k), X[y == k].var(axis=0), rtol=1e-8)
+    # A column constant within class 1, near the centre taken from class 0's rows: its
+    # sum of squares must come out exactly 0, so ML refuses the infinite density.
+    X[y == 1, 0] = 1e8 + 1e-3
+    with pytest.raises(ValueError, match="zero variance"):
+        bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
+
+
+def test_missing_values_found_late_are_marginalized():
+    rng = np.random.default_rng(1)
+    n = 30_000
+    X, y = rng.normal(size=(n, 3)), rng.integers(0, 2, n)
+    X[-3:, 1] = np.nan  # only the last block of rows has any
+    fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
+    for k in (0, 1):
+        rows = (y == k) & ~np.isnan(X[:, 1])
+        assert fit.params.X_mu.sel(label=k, X_feature="x1").item() == pytest.approx(
+            X[rows, 1].mean(), rel=1e-12
+        )
+        assert fit.counts.X_n.sel(label=k, X_feature="x1").item() == rows.sum()
+    jll = fit.joint_log_likelihood(X[-5:])
+    mu, sigma = fit.params.X_mu.values, fit.params.X_sigma.values
+    for k in (0, 1):
+        dens = stats.norm(mu[k], sigma[k]).logpdf(X[-5:])
+        expected = np.log(fit.params.class_prob.values[k]) + np.nansum(dens, axis=1)
+        np.testing.assert_allclose(jll[:, k], expected, rtol=1e-12)
+
+
+def test_infinite_values_are_clear_errors():
+    X, y = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 2.5], [3.0, 0.5]]), [0, 0, 1, 1]
+    bad = X.copy()
+    bad[2, 1] = np.inf
+    with pytest.raises(ValueError, match="Gaussian feature 'X' has an infinite value"):
+        bnb.NaiveBayes(bnb.Gaussian()).fit(bad, y)
+    fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y)
+    with pytest.raises(ValueError, match="has an infinite value"):
+        fit.predict(bad)
+    empty = X.copy()
+    empty[:, 0] = np.nan
+    with pytest.raises(ValueError, match="has a column with no observed value"):
+        bnb.NaiveBayes(bnb.Gaussian()).fit(empty, y)
