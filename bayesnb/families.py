@@ -1118,16 +1118,8 @@ class Gaussian(Family):
         """
         return np.asarray(_as_float_matrix(data, f"Gaussian feature {self.name!r}"), dtype=float)
 
-    def _centred(self, x: np.ndarray):
-        """Blocks ``(rows, x - shift, (x - shift)**2)`` of rows of ``x``, reusing buffers."""
-        squares = None
-        for rows, xc in _centred_blocks(x, self.shift):
-            if squares is None:  # the first block is the largest
-                squares = np.empty_like(xc)
-            yield rows, xc, np.multiply(xc, xc, out=squares[: len(xc)])
-
-    def _drop_missing(self, xc: np.ndarray, xc2: np.ndarray) -> np.ndarray | None:
-        """Zero the missing entries of a centred block and its squares, in place.
+    def _drop_missing(self, xc: np.ndarray) -> np.ndarray | None:
+        """Zero the missing entries of a centred block, in place.
 
         Returns the float mask of the missing entries (None when there are none: the
         block's sums overflowed instead). An infinite value raises.
@@ -1138,25 +1130,28 @@ class Gaussian(Family):
         if not missing.any():
             return None
         xc[missing] = 0.0
-        xc2[missing] = 0.0
         return missing.astype(float)
 
     def _sums(self, x: np.ndarray, resp: np.ndarray, masked: bool):
         """``resp.T @ (x - shift)``, ``resp.T @ (x - shift)**2`` and (``masked``) the
-        weight of the missing entries ``resp.T @ isnan(x)``, which are left out."""
+        weight of the missing entries ``resp.T @ isnan(x)``, which are left out.
+
+        The hot loop: each block of rows is centred into one buffer, in cache, which
+        is squared in place between the two products.
+        """
         n_labels, d = resp.shape[1], x.shape[1]
         s1, s2 = np.zeros((n_labels, d)), np.zeros((n_labels, d))
         part = np.empty((n_labels, d))
         unseen = np.zeros((n_labels, d)) if masked else None
         by_label = resp.T
-        for rows, xc, xc2 in self._centred(x):  # the hot loop: one call per product
+        for rows, xc in _centred_blocks(x, self.shift):
             r = by_label[:, rows]
             if masked:
-                missing = self._drop_missing(xc, xc2)
+                missing = self._drop_missing(xc)
                 if missing is not None:
                     unseen += r @ missing
             s1 += np.matmul(r, xc, out=part)
-            s2 += np.matmul(r, xc2, out=part)
+            s2 += np.matmul(r, np.multiply(xc, xc, out=xc), out=part)
         return s1, s2, unseen
 
     def count(self, enc, resp) -> dict:
@@ -1219,11 +1214,11 @@ class Gaussian(Family):
         ``xc`` the centred values; ``masked``: a missing entry adds nothing."""
         out = np.empty((quad.shape[0], x.shape[0]))
         total = const.sum(axis=1)[:, None]
-        for rows, xc, xc2 in self._centred(x):
-            missing = self._drop_missing(xc, xc2) if masked else None
+        for rows, xc in _centred_blocks(x, self.shift):  # squared in place, as in _sums
+            missing = self._drop_missing(xc) if masked else None
             block = out[:, rows]
-            np.matmul(quad, xc2.T, out=block)
-            block += linear @ xc.T
+            np.matmul(linear, xc.T, out=block)
+            block += quad @ np.multiply(xc, xc, out=xc).T
             block += total
             if missing is not None:
                 block -= const @ missing.T
