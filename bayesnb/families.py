@@ -168,13 +168,22 @@ def _group_codes(values: np.ndarray, sizes: tuple[int, ...], check=None) -> tupl
 
     One block of rows at a time: ``check(block)`` (optional) validates the block and
     returns it, or a copy with -1 for the values outside the domain; the block is cast
-    to a small unsigned buffer, one contiguous row per column (where -1 wraps around,
-    so adding 1 gives the digit 0), and every group's code is accumulated from its
-    columns by Horner's rule.
+    to a small unsigned buffer, one contiguous row per column, every row is multiplied
+    by its column's place value, and each group's rows are summed, plus the group's
+    sum of place values (the "+ 1" of every digit). The arithmetic is modulo the
+    buffer's range, in which a missing -1 times its place value cancels that "+ 1":
+    every code is below the range, so the modular sums are the exact codes.
     """
     groups = _code_groups(sizes)
     n, d = values.shape
     dtype = np.min_scalar_type(max(g[2] for g in groups) - 1)
+    place = np.empty((d, 1), dtype=dtype)
+    for first, stop, _ in groups:
+        value = 1
+        for j in range(first, stop):
+            place[j] = value
+            value *= sizes[j] + 1
+    offsets = [int(place[first:stop].sum()) for first, stop, _ in groups]
     out = tuple(np.empty(n, dtype=dtype) for _ in groups)
     step = max(1, _CODE_BLOCK_ENTRIES // max(1, d))
     digits = np.empty((d, min(n, step)), dtype=dtype)
@@ -184,13 +193,11 @@ def _group_codes(values: np.ndarray, sizes: tuple[int, ...], check=None) -> tupl
             block = check(block)
         dig = digits[:, : len(block)]
         np.copyto(dig, block.T, casting="unsafe")
-        dig += 1
-        for codes, (first, stop, _) in zip(out, groups, strict=True):
+        dig *= place
+        for codes, (first, stop, _), offset in zip(out, groups, offsets, strict=True):
             acc = codes[start : start + len(block)]
-            np.copyto(acc, dig[stop - 1])
-            for j in range(stop - 2, first - 1, -1):
-                acc *= sizes[j] + 1
-                acc += dig[j]
+            np.add.reduce(dig[first:stop], axis=0, out=acc)
+            acc += offset
     return out
 
 
