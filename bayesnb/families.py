@@ -732,7 +732,7 @@ class Categorical(_Discrete):
         for j, categories in enumerate(self.column_categories):
             col = frame.iloc[:, j] if frame is not None else pd.Series(arr[:, j])
             if col.dtype.kind in "iu" and _is_range(categories):
-                values = col.to_numpy()
+                values = col.to_numpy().astype(np.int64)  # a huge unsigned one turns negative
                 unseen = (values < 0) | (values >= len(categories))
                 out[:, j] = np.where(unseen, -1, values)
             else:
@@ -769,7 +769,7 @@ class Categorical(_Discrete):
             if self.unseen == "error":
                 row, j = np.argwhere(outside)[0]
                 self._unseen_error(int(j), block[row, j].item())
-            return np.where(outside, -1, block)
+            return np.where(outside, -1, block.astype(np.int64))  # unsigned input too
 
         return check
 

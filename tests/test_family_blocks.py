@@ -85,6 +85,22 @@ def test_unseen_values_in_an_array_block(ragged):
         strict.predict(new[1:2])
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint64, np.int16])
+def test_unseen_values_of_any_integer_dtype(ragged, dtype):
+    X, y = ragged
+    X = X[:, [0, 2, 3, 4]]  # non-negative columns
+    model = bnb.NaiveBayes(bnb.Categorical())
+    fit = model.fit(X.astype(dtype), y, estimate="mean")
+    new = X[:4].copy()
+    new[0, 0], new[1, 2] = 3, 200  # past the domains 0..2 and 0..39
+    expected = model.fit(X, y, estimate="mean").predict_proba(new)
+    np.testing.assert_allclose(fit.predict_proba(new.astype(dtype)), expected, rtol=1e-13)
+    ragged_fit = model.fit(np.column_stack([X, 5 + X[:, :1]]).astype(dtype), y, estimate="mean")
+    assert ragged_fit.blocks[0].column_categories[-1] == [5, 6, 7]  # not a range: by column
+    wide = np.column_stack([new, np.full(4, 255)]).astype(dtype)
+    np.testing.assert_allclose(ragged_fit.predict_proba(wide[:1]), expected[:1], rtol=1e-13)
+
+
 def test_shared_categories_have_a_category_axis():
     rng = np.random.default_rng(2)
     X, y = rng.integers(0, 4, (300, 5)), rng.integers(0, 2, 300)
