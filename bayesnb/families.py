@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -1299,14 +1300,16 @@ def _centred_blocks(x: np.ndarray, centre: np.ndarray):
 def _cheap_centre(x: np.ndarray) -> np.ndarray:
     """A value inside the data of every column, to centre on against round-off.
 
-    The mean of the finite values among the first rows (a column with none there: its
-    first finite value, or 0): one small read, not a pass over the data.
+    The median of the finite values among the first rows (robust to an outlier
+    there); a column with none there takes its first finite value, or 0. One small
+    read, not a pass over the data.
     """
     head = x[: min(len(x), 1024)]
-    finite = np.isfinite(head)
-    seen = finite.sum(axis=0)
-    centre = np.where(finite, head, 0.0).sum(axis=0) / np.maximum(seen, 1)
-    for j in np.flatnonzero(seen == 0):
+    with warnings.catch_warnings():  # a column with no finite value: handled below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        centre = np.nanmedian(np.where(np.isfinite(head), head, np.nan), axis=0)
+    centre = np.atleast_1d(centre)
+    for j in np.flatnonzero(np.isnan(centre)):
         found = np.flatnonzero(np.isfinite(x[:, j]))
         centre[j] = x[found[0], j] if found.size else 0.0
     return centre

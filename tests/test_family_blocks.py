@@ -236,6 +236,15 @@ def test_variances_far_from_zero_and_exact_zero_variance():
         bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
 
 
+def test_an_outlier_among_the_first_rows_does_not_spoil_the_centre():
+    rng = np.random.default_rng(12)
+    X, y = rng.normal(5.0, 1e-3, (3000, 1)), np.arange(3000) % 2
+    X[0] = 1e9  # class 0's outlier, among the rows the centre is taken from
+    fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
+    assert fit.params.X_var.sel(label=1).item() == pytest.approx(X[y == 1].var(), rel=1e-9)
+    assert fit.params.X_mu.sel(label=0).item() == pytest.approx(X[y == 0].mean(), rel=1e-12)
+
+
 def test_missing_values_found_late_are_marginalized():
     rng = np.random.default_rng(1)
     n = 30_000
