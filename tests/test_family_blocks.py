@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 import bayesnb as bnb
-from bayesnb import families
 from bayesnb._data import Table
+from bayesnb.families import _kernels as families
 
 # -- Categorical blocks ------------------------------------------------------------------
 

@@ -1,0 +1,29 @@
+"""Feature families: the likelihood of one declared feature (or block of columns).
+
+Every family follows the same four-step kernel, shared by the classifier and by EM:
+
+``encode(data)``
+    Raw columns to a numeric design: 0/1 values, one-hot indicators (stored as
+    category codes, several columns folded into one code), counts or floats (centred
+    block by block in the products). A missing value becomes a zero row (discrete)
+    or is left out where a Gaussian's sums show it, so it drops out of both the
+    counts and the likelihood.
+``count(enc, resp)``
+    Sufficient statistics given responsibilities ``resp`` of shape (n, K): one-hot
+    labels for a classifier, soft memberships inside EM. One matrix product.
+``estimate(stats, method)``
+    Parameters from statistics under the declared conjugate prior.
+``log_likelihood(enc, params)``
+    The (n, K) log-likelihood of every row under every class. One matrix product.
+
+Families are declared unbound (``Categorical()``) and bound to training data by the
+model, which learns their categories, edges or scale.
+"""
+
+from bayesnb.families.base import Family
+from bayesnb.families.discrete import Bernoulli, Binned, Categorical, Multinomial
+from bayesnb.families.gaussian import Gaussian
+
+FAMILIES = {cls.kind: cls for cls in (Bernoulli, Categorical, Binned, Multinomial, Gaussian)}
+
+__all__ = ["FAMILIES", "Bernoulli", "Binned", "Categorical", "Family", "Gaussian", "Multinomial"]

@@ -1,0 +1,71 @@
+"""The base class of every feature family."""
+
+from __future__ import annotations
+
+import copy
+
+from bayesnb.priors import check_estimate
+
+
+class Family:
+    """Base class of the feature families. Subclasses set ``kind`` and the kernel."""
+
+    kind = "family"
+    multi_column = False
+
+    def __init__(self, prior=None, *, estimate: str | None = None, columns=None):
+        if estimate is not None:
+            check_estimate(estimate)
+        self.prior = prior
+        self.estimate = estimate
+        self.columns = None if columns is None else list(columns)
+        if self.columns is not None and not self.multi_column and len(self.columns) != 1:
+            raise ValueError(
+                f"{type(self).__name__} describes one column; got columns={self.columns!r}. "
+                "Declare one entry per column in `features`."
+            )
+        self.name: str | None = None
+
+    def __repr__(self) -> str:
+        bits = [f"prior={self.prior!r}"]
+        if self.estimate is not None:
+            bits.append(f"estimate={self.estimate!r}")
+        if self.columns is not None:
+            bits.append(f"columns={self.columns!r}")
+        return f"{type(self).__name__}({', '.join(bits)})"
+
+    # -- binding -----------------------------------------------------------------------
+    def bind(
+        self, name: str, columns: list, data, sample_weight=None, *, counted: bool = False
+    ) -> Family:
+        """A copy of this declaration bound to training ``data`` (its columns).
+
+        ``sample_weight`` (one non-negative number per row) weighs the rows in any
+        data-dependent default the family learns. ``counted=True`` promises that the
+        caller counts these same rows next with responsibilities whose rows sum to
+        ``sample_weight`` (a classifier's labels): a default that is a function of the
+        pooled statistics (the Gaussian prior's pooled mean and variance) is then
+        taken from those statistics at the first estimate, without a read here.
+        """
+        bound = copy.copy(self)
+        bound.name = name
+        bound.columns = list(columns)
+        bound._learn(data, sample_weight)
+        return bound
+
+    def _learn(self, data, sample_weight=None) -> None:  # pragma: no cover - overridden
+        pass
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.columns)
+
+    def _feature_dim(self) -> str:
+        return f"{self.name}_feature"
+
+    def _lead_dims(self, label_dim: str) -> tuple[str, ...]:
+        """Dims before any category axis: the label, then features for a block."""
+        return (label_dim, self._feature_dim()) if self.multi_column else (label_dim,)
+
+    def _coords(self) -> dict:
+        return {self._feature_dim(): self.columns} if self.multi_column else {}
