@@ -2,7 +2,8 @@
 
 A start is either parameters in the layout of :attr:`bayesnb.mixture.MixtureFit.params`
 (an ``xarray.Dataset`` or a dict with ``class_prob`` and one entry per feature, in
-probabilities, means and variances) or a fitted model of the same declaration. This
+probabilities, means and variances; a Categorical or Binned block has one entry per
+column, over the column's own categories) or a fitted model of the same declaration. This
 module turns either into the families' internal parameters (log-probabilities, means
 and variances, in each block's column and category order), checking every shape and
 value.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from bayesnb.families import Bernoulli, Gaussian
+from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.model import FittedModel
 
 
@@ -69,16 +70,18 @@ def _block_start(block, source, K: int) -> dict:
                 f"var={var.tolist()!r}."
             )
         return {"mu": mu, "var": var}
-    value = _source_value(source, name)
-    if value is None:
-        raise ValueError(
-            f"init lacks the parameters of feature {name!r}; give init[{name!r}] in the "
-            "layout of MixtureFit.params."
-        )
-    cat_dim = f"{name}_category"
-    categories = block.category_labels()
-    arr = _ordered(value, block, name, K, cat_dim, categories)
+    if isinstance(block, Categorical):
+        # One variable per column (named by the column in a block), each over the
+        # column's own categories; laid side by side in the block's stored layout.
+        parts = [
+            _probabilities(block, block._variable(j), K, block.column_categories[j], source)
+            for j in range(block.n_columns)
+        ]
+        with np.errstate(divide="ignore"):
+            return {"log_prob": block._stored(np.log(np.concatenate(parts, axis=1)))}
     if isinstance(block, Bernoulli):
+        value = _required(block, name, source)
+        arr = _ordered(value, block, name, K, f"{name}_category", block.category_labels())
         p = arr.reshape(K, -1)
         if p.shape[1] != block.n_columns:
             raise ValueError(
@@ -89,18 +92,36 @@ def _block_start(block, source, K: int) -> dict:
             raise ValueError(f"init[{name!r}] must hold probabilities in [0, 1]; got {p!r}.")
         with np.errstate(divide="ignore"):
             return {"log_prob": np.stack([np.log1p(-p), np.log(p)], axis=-1)}
+    arr = _probabilities(block, name, K, block.category_labels(), source)
+    with np.errstate(divide="ignore"):
+        return {"log_prob": np.log(arr)}
+
+
+def _required(block, key: str, source):
+    value = _source_value(source, key)
+    if value is None:
+        where = "" if key == block.name else f" (column of the {block.kind} block {block.name!r})"
+        raise ValueError(
+            f"init lacks the parameters of feature {key!r}{where}; give init[{key!r}] in "
+            "the layout of MixtureFit.params."
+        )
+    return value
+
+
+def _probabilities(block, key: str, K: int, categories: list, source) -> np.ndarray:
+    """``init[key]``: (component, category) probabilities over ``categories``, checked."""
+    arr = _ordered(_required(block, key, source), block, key, K, f"{key}_category", categories)
     if arr.shape != (K, len(categories)):
         raise ValueError(
-            f"init[{name!r}] must have shape ({K}, {len(categories)}) (component, category); "
+            f"init[{key!r}] must have shape ({K}, {len(categories)}) (component, category); "
             f"got {arr.shape}."
         )
     if np.any(arr < 0) or not np.allclose(arr.sum(axis=1), 1.0, atol=1e-9):
         raise ValueError(
-            f"init[{name!r}] must hold probabilities summing to 1 over each component's "
+            f"init[{key!r}] must hold probabilities summing to 1 over each component's "
             f"categories; the sums are {arr.sum(axis=1).tolist()!r}."
         )
-    with np.errstate(divide="ignore"):
-        return {"log_prob": np.log(arr)}
+    return arr
 
 
 def start_params(blocks: list, K: int, source) -> tuple[list, np.ndarray]:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnb.families import Bernoulli, Gaussian, Multinomial
+from bayesnb.families import Categorical, Gaussian, Multinomial
 from bayesnb.priors import ZeroProbabilityWarning
 from bayesnb.sufficient import pool_stats
 
@@ -47,7 +47,8 @@ def influence(fit) -> xr.DataArray:
     Returns
     -------
     DataArray, dims (component, feature)
-        One entry per column (a Multinomial block counts as one attribute).
+        One entry per column (a Multinomial block counts as one attribute; every
+        column of a Categorical or Binned block is one, over its own categories).
 
     Notes
     -----
@@ -63,8 +64,11 @@ def influence(fit) -> xr.DataArray:
         else:
             p = np.exp(params["log_prob"])
             with np.errstate(divide="ignore", invalid="ignore"):
-                terms = p * (params["log_prob"] - pooled["log_prob"])
-            kl = np.where(p > 0, terms, 0.0).sum(axis=-1)
+                terms = np.where(p > 0, p * (params["log_prob"] - pooled["log_prob"]), 0.0)
+            if isinstance(block, Categorical):  # each column over its own categories
+                kl = np.add.reduceat(terms.reshape(len(fit.labels), -1), block.segments(), axis=1)
+            else:
+                kl = terms.sum(axis=-1)
         kl = kl.reshape(len(fit.labels), -1)
         names = [block.name] if isinstance(block, Multinomial) else list(block.columns)
         columns.extend(names)
@@ -131,6 +135,18 @@ def _summaries(fit) -> dict:
                     f"mean {mu[k]:.4g} ± {sd[k]:.3g} (all: {m0:.4g} ± {s0:.3g})" for k in range(K)
                 ]
             continue
+        if isinstance(block, Categorical):  # every column over its own categories
+            p = np.exp(params["log_prob"]).reshape(K, -1)
+            q = np.exp(pooled["log_prob"]).reshape(-1)
+            for col, start, cats in zip(
+                block.columns, block.segments(), block.column_categories, strict=True
+            ):
+                top = p[:, start : start + len(cats)].argmax(axis=1) + start
+                out[col] = [
+                    f"{cats[top[k] - start]}: {p[k, top[k]]:.3f} (all: {q[top[k]]:.3f})"
+                    for k in range(K)
+                ]
+            continue
         n_values = params["log_prob"].shape[-1]
         p = np.exp(params["log_prob"]).reshape(K, -1, n_values)
         q = np.exp(pooled["log_prob"]).reshape(1, -1, n_values)
@@ -143,15 +159,8 @@ def _summaries(fit) -> dict:
                 for k in range(K)
             ]
             continue
-        for j, col in enumerate(block.columns):
-            if isinstance(block, Bernoulli):
-                out[col] = [
-                    f"P({cats[1]}) = {p[k, j, 1]:.3f} (all: {q[0, j, 1]:.3f})" for k in range(K)
-                ]
-                continue
-            top = p[:, j].argmax(axis=1)
+        for j, col in enumerate(block.columns):  # Bernoulli
             out[col] = [
-                f"{cats[top[k]]}: {p[k, j, top[k]]:.3f} (all: {q[0, j, top[k]]:.3f})"
-                for k in range(K)
+                f"P({cats[1]}) = {p[k, j, 1]:.3f} (all: {q[0, j, 1]:.3f})" for k in range(K)
             ]
     return out

@@ -460,8 +460,9 @@ def fit_mixture(
         component equal to the whole data, the symmetric saddle point that EM cannot
         leave (for teaching). An (n, K) array: starting responsibilities (rows
         summing to 1). Parameters in the layout of :attr:`MixtureFit.params` (an
-        ``xarray.Dataset`` or a dict with ``class_prob`` and one entry per feature),
-        or a fitted model of the same declaration: the starting parameters.
+        ``xarray.Dataset`` or a dict with ``class_prob`` and one entry per feature,
+        one per column of a Categorical or Binned block), or a fitted model of the
+        same declaration: the starting parameters.
     n_init : int, default 5
         Random restarts; the fit with the highest final objective is returned and
         every restart stays in :attr:`MixtureFit.restarts`. Only with

@@ -196,11 +196,16 @@ def _pattern_codes(fit, X):
         if sparse.issparse(raw):
             raw = raw.toarray()
         frame = raw if isinstance(raw, pd.DataFrame) else pd.DataFrame(raw)
-        index = pd.Index(block.category_labels())
         for j in range(frame.shape[1]):
             col = frame.iloc[:, j]
             if col.dtype.kind == "b":
                 col = col.astype(np.int64)
+            # A Categorical block's columns each have their own categories.
+            index = pd.Index(
+                block.column_categories[j]
+                if isinstance(block, Categorical)
+                else block.category_labels()
+            )
             codes.append(index.get_indexer(col))
             levels.append(len(index))
     return np.stack(codes, axis=1), levels
@@ -213,13 +218,24 @@ def _xlogp_sum(counts, log_prob) -> float:
     return float(np.sum(counts[used] * np.asarray(log_prob)[used]))
 
 
-def _dirichlet_marginal(counts, alpha) -> float:
-    """``log B(alpha + counts) - log B(alpha)``, summed over the leading axes."""
+def _dirichlet_marginal(counts, alpha, segments=None) -> float:
+    """``log B(alpha + counts) - log B(alpha)``, summed over the leading axes.
+
+    The Dirichlet is over the last axis, or, given ``segments`` (the starts of a
+    Categorical block's columns on its flat layout, see ``Categorical.segments``),
+    over each column's categories.
+    """
     counts = np.asarray(counts, dtype=float)
     alpha = np.broadcast_to(alpha, counts.shape)
     post = alpha + counts
-    out = special.gammaln(alpha.sum(axis=-1)) - special.gammaln(post.sum(axis=-1))
-    out += (special.gammaln(post) - special.gammaln(alpha)).sum(axis=-1)
+
+    def total(values):
+        if segments is None:
+            return values.sum(axis=-1)
+        return np.add.reduceat(values.reshape(values.shape[0], -1), segments, axis=1)
+
+    out = special.gammaln(total(alpha)) - special.gammaln(total(post))
+    out += total(special.gammaln(post) - special.gammaln(alpha))
     return float(np.sum(out))
 
 
@@ -240,7 +256,8 @@ def _log_marginal(block, stats: dict, K: int) -> float:
         )
         return float(np.sum(out))
     counts = stats["counts"]
-    return _dirichlet_marginal(counts, block._alpha(K, counts.shape[1:]))
+    segments = block.segments() if isinstance(block, Categorical) else None
+    return _dirichlet_marginal(counts, block._alpha(K, counts.shape[1:]), segments)
 
 
 def _complete_loglik(block, stats: dict, params: dict) -> float:

@@ -780,3 +780,222 @@ def test_a_sweep_over_no_rows_gives_zero_statistics():
     np.testing.assert_array_equal(sweep.class_counts, [0.0, 0.0])
     np.testing.assert_array_equal(sweep.stats[0]["counts"], np.zeros((2, 1, 2)))
     np.testing.assert_array_equal(sweep.stats[1]["counts"], np.zeros((2, 2)))
+
+
+# -- Categorical blocks whose columns have different categories ----------------------------
+# Oracle: the same data declared one Categorical per column of a DataFrame, whose reports,
+# model choice and starts go through one column at a time; plus closed forms.
+
+RAGGED_SIZES = [2, 3, 4, 3]
+
+
+@pytest.fixture(scope="module")
+def ragged_data():
+    """Two planted clusters over integer columns of 2, 3, 4 and 3 values (the last
+    one's values -1, 2, 5 are not a range)."""
+    rng = np.random.default_rng(21)
+    n = 400
+    z = rng.random(n) < 0.4
+    columns = []
+    for size in RAGGED_SIZES:
+        first, second = rng.dirichlet(np.ones(size), size=2)
+        columns.append(np.where(z, rng.choice(size, n, p=first), rng.choice(size, n, p=second)))
+    X = np.column_stack(columns)
+    X[:, 3] = np.array([-1, 2, 5])[X[:, 3]]
+    return X
+
+
+def ragged_models(X):
+    """The array as one Categorical block, and as one declared Categorical per column."""
+    names = [f"x{j}" for j in range(X.shape[1])]
+    block = bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0)))
+    columns = bnb.NaiveBayes({name: bnb.Categorical(bnb.Dirichlet(2.0)) for name in names})
+    return (block, X), (columns, pd.DataFrame(X, columns=names))
+
+
+def ragged_start(X):
+    """A start in the layout of MixtureFit.params, one variable per column; the last
+    column's categories listed in reverse (the coordinates give the order)."""
+    rng = np.random.default_rng(4)
+    data = {"class_prob": ("component", [0.3, 0.7])}
+    coords = {"component": [0, 1]}
+    for j in range(X.shape[1]):
+        cats = sorted(set(X[:, j].tolist()))
+        if j == X.shape[1] - 1:
+            cats = cats[::-1]
+        data[f"x{j}"] = (("component", f"x{j}_category"), rng.dirichlet(np.ones(len(cats)), 2))
+        coords[f"x{j}_category"] = cats
+    return xr.Dataset(data, coords=coords)
+
+
+def test_ragged_block_em_from_the_same_start_is_the_per_column_em(ragged_data):
+    X = ragged_data
+    start = ragged_start(X)
+    (block, Xb), (columns, Xc) = ragged_models(X)
+    a = block.cluster(Xb, None, init=start, n_init=1)
+    b = columns.cluster(Xc, None, init=start, n_init=1)
+    assert a.blocks[0].column_sizes() == RAGGED_SIZES and a.blocks[0].categories is None
+    assert a.n_iter > 5
+    np.testing.assert_allclose(a.history, b.history, rtol=1e-12)
+    xr.testing.assert_allclose(a.params, b.params, rtol=1e-10)
+    # The start's first objective, by hand: log-likelihood plus the log prior densities.
+    p = {v: start[v].sortby(f"{v}_category").values for v in ("x0", "x1", "x2", "x3")}
+    cats = [sorted(set(X[:, j].tolist())) for j in range(4)]
+    logj = np.log(start["class_prob"].values)[None, :] + sum(
+        np.log(p[f"x{j}"][:, np.searchsorted(cats[j], X[:, j])]).T for j in range(4)
+    )
+    loglik = special.logsumexp(logj, axis=1).sum()
+    log_prior = stats.dirichlet([1.0, 1.0]).logpdf(start["class_prob"].values) + sum(
+        stats.dirichlet(np.full(s, 2.0)).logpdf(p[f"x{j}"][k])
+        for j, s in enumerate(RAGGED_SIZES)
+        for k in range(2)
+    )
+    assert a.history[0] == pytest.approx(loglik + log_prior, rel=1e-12)
+
+
+def test_ragged_block_influence_and_report_are_the_per_column_ones(ragged_data):
+    X = ragged_data
+    (block, Xb), (columns, Xc) = ragged_models(X)
+    a = block.cluster(Xb, 2, n_init=2, random_state=3)
+    b = columns.cluster(Xc, 2, n_init=2, random_state=3)
+    np.testing.assert_allclose(a.history, b.history, rtol=1e-12)
+    infl = a.influence()
+    xr.testing.assert_allclose(infl, b.influence(), rtol=1e-10)
+    assert list(infl["feature"].values) == ["x0", "x1", "x2", "x3"]
+    # Column x2 by hand: KL of each component's MAP probabilities from the whole
+    # data's MAP under Dirichlet(2), (N_v + 1) / (N + V), from the pooled counts.
+    pooled = a.counts["x2"].sum("component").values
+    q = (pooled + 1) / (pooled.sum() + 4)
+    for k in range(2):
+        pk = a.params["x2"].values[k]
+        assert infl.sel(feature="x2").values[k] == pytest.approx(np.sum(pk * np.log(pk / q)))
+    pd.testing.assert_frame_equal(a.report(top=None), b.report(top=None), rtol=1e-10)
+    summary = a.report(top=None).loc[(0, "x3"), "summary"]
+    top = int(a.params["x3"].sel(component=0).idxmax())
+    assert summary.startswith(f"{top}: ")  # the most probable value in x3's own coding
+
+
+def test_ragged_block_model_choice_is_the_per_column_one(ragged_data):
+    X = ragged_data
+    (block, Xb), (columns, Xc) = ragged_models(X)
+    a = compare_components(block, Xb, 3, n_init=2, random_state=0)
+    b = compare_components(columns, Xc, 3, n_init=2, random_state=0)
+    pd.testing.assert_frame_equal(a, b, rtol=1e-9)
+    for K, row in a.iterrows():
+        p = (K - 1) + K * sum(s - 1 for s in RAGGED_SIZES)
+        assert row["n_parameters"] == p
+        assert row["df"] == math.prod(RAGGED_SIZES) - 1 - p
+        assert row["n_complete"] == len(X)
+    # One component: the exact marginal likelihood, a Dirichlet(2)-multinomial per
+    # column over its own values (the class term is log B(1 + N) - log B(1) = 0).
+    exact = 0.0
+    for j, size in enumerate(RAGGED_SIZES):
+        counts = np.unique(X[:, j], return_counts=True)[1]
+        alpha = np.full(size, 2.0)
+        exact += special.gammaln(alpha.sum()) - special.gammaln(alpha.sum() + len(X))
+        exact += np.sum(special.gammaln(alpha + counts) - special.gammaln(alpha))
+    assert a.loc[1, "cheeseman_stutz"] == pytest.approx(exact, rel=1e-12)
+    mix = block.cluster(Xb, 2, n_init=1, random_state=0)
+    assert mix.pattern_statistics(Xb) == pytest.approx(
+        columns.cluster(Xc, 2, n_init=1, random_state=0).pattern_statistics(Xc), rel=1e-10
+    )
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "ragged block",
+        "shared block",
+        "one categorical column",
+        "binned block",
+        "bernoulli block",
+        "gaussian block",
+        "multinomial",
+        "data frame",
+    ],
+)
+def test_params_of_every_layout_restart_em_where_it_stopped(case, ragged_data):
+    rng = np.random.default_rng(9)
+    n = 200
+    model, X = {
+        "ragged block": (bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0))), ragged_data),
+        "shared block": (
+            bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0), categories=range(3))),
+            rng.integers(0, 3, (n, 3)),
+        ),
+        "one categorical column": (bnb.NaiveBayes(bnb.Categorical()), rng.integers(0, 4, (n, 1))),
+        "binned block": (bnb.NaiveBayes(bnb.Binned([0, 0.3, 0.7, 1])), rng.random((n, 2))),
+        "bernoulli block": (
+            bnb.NaiveBayes(bnb.Bernoulli(bnb.Beta(2, 2))),
+            rng.random((n, 3)) < 0.4,
+        ),
+        "gaussian block": (bnb.NaiveBayes(bnb.Gaussian()), rng.normal(size=(n, 2))),
+        "multinomial": (
+            bnb.NaiveBayes(bnb.Multinomial(bnb.Dirichlet(2.0))),
+            rng.integers(0, 5, (n, 4)),
+        ),
+        "data frame": (
+            bnb.NaiveBayes(
+                {
+                    "c": bnb.Categorical(bnb.Dirichlet(2.0), columns=["c1", "c2"]),
+                    "g": bnb.Gaussian(),
+                    "b": bnb.Bernoulli(bnb.Beta(2, 2)),
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "c1": rng.choice(list("uvw"), n),
+                    "c2": rng.choice(list("pq"), n),
+                    "g": rng.normal(size=n),
+                    "b": rng.integers(0, 2, n),
+                }
+            ),
+        ),
+    }[case]
+    fit = model.cluster(X, 2, n_init=1, random_state=0)
+    assert fit.converged
+    # The objective at the fitted parameters, recomputed from params alone (as a
+    # Dataset, and as a dict of plain arrays in the same layout).
+    plain = {name: value.values for name, value in fit.params.data_vars.items()}
+    for start in (fit.params, plain):
+        again = model.cluster(X, 2, init=start, n_init=1, max_iter=1)
+        assert again.history[0] == pytest.approx(fit.history[-1], rel=1e-12)
+
+
+def test_a_start_without_a_block_column_names_it(ragged_data):
+    start = ragged_start(ragged_data).drop_vars("x1")
+    model = bnb.NaiveBayes(bnb.Categorical())
+    with pytest.raises(ValueError, match=r"feature 'x1' \(column of the categorical block 'X'\)"):
+        model.cluster(ragged_data, None, init=start, n_init=1)
+
+
+def test_ragged_block_sample_is_the_per_column_sample(ragged_data):
+    X = ragged_data
+    (block, Xb), (columns, Xc) = ragged_models(X)
+    a = block.cluster(Xb, 2, n_init=1, random_state=0)
+    b = columns.cluster(Xc, 2, n_init=1, random_state=0)
+    draws = a.sample(20000, random_state=5)
+    pd.testing.assert_frame_equal(draws, b.sample(20000, random_state=5), check_dtype=False)
+    assert list(draws.columns) == ["component", "x0", "x1", "x2", "x3"]
+    for k in range(2):
+        rows = draws[draws["component"] == k]
+        for j in range(4):
+            var = f"x{j}"
+            theta = a.params[var].sel(component=k)
+            got = rows[var].value_counts(normalize=True).reindex(theta[f"{var}_category"].values)
+            got = got.fillna(0.0).to_numpy()
+            assert np.all(np.abs(got - theta.values) < 5 * np.sqrt(0.25 / len(rows)))
+
+
+def test_ragged_block_mixture_round_trips_through_save_and_load(ragged_data, tmp_path):
+    X = ragged_data
+    mix = bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0))).cluster(X, 2, random_state=0)
+    mix.save(tmp_path / "mix.nc")
+    back = bnb.load(tmp_path / "mix.nc")
+    assert back.blocks[0].column_categories == mix.blocks[0].column_categories
+    xr.testing.assert_identical(back.params, mix.params)
+    np.testing.assert_array_equal(back.history, mix.history)
+    xr.testing.assert_identical(back.influence(), mix.influence())
+    assert back.cheeseman_stutz(X) == mix.cheeseman_stutz(X)
+    assert back.pattern_statistics(X) == mix.pattern_statistics(X)
+    pd.testing.assert_frame_equal(back.sample(50, random_state=1), mix.sample(50, random_state=1))

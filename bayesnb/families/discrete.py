@@ -368,15 +368,9 @@ class Categorical(_Discrete):
         return n_labels * sum(size - 1 for size in self.column_sizes())
 
     def _alpha(self, n_labels: int, shape: tuple[int, ...]) -> np.ndarray:
-        """The concentration for statistics of ``shape`` whose last axis holds one
-        column's categories. A block whose columns have different categories has no such
-        axis (they lie side by side), and raises rather than mix them."""
-        if not self._shared():
-            raise ValueError(
-                f"the columns of Categorical block {self.name!r} have different categories, "
-                "laid side by side on the last axis; a Dirichlet over that axis would mix "
-                "the columns. Take each column's part with segments() and column_sizes()."
-            )
+        """The concentration for statistics of ``shape``, in the stored layout. When the
+        block's columns have different categories they lie side by side on the last
+        axis: a Dirichlet is over each column's part (``segments()``), never the axis."""
         return self._concentration(n_labels, shape)
 
     def _concentration(self, n_labels: int, shape: tuple[int, ...]) -> np.ndarray:
