@@ -332,3 +332,15 @@ def test_bernoulli_zero_probabilities_rule_out_exactly_the_rows_that_use_them():
     np.testing.assert_array_equal(
         fit.joint_log_likelihood(sparse.csr_array(query[:2])), got[:2]
     )
+
+
+def test_per_class_beta_prior_on_a_block_with_as_many_columns_as_classes():
+    # A 2-D concentration is one row per class, even when the block has as many
+    # columns as there are classes (the shapes would otherwise be ambiguous).
+    X = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 1]], dtype=float)
+    y = [0, 0, 0, 1, 1]
+    prior = bnb.Dirichlet([[1.0, 3.0], [2.0, 2.0]])  # class 0: Beta(3, 1); class 1: Beta(2, 2)
+    fit = bnb.NaiveBayes(bnb.Bernoulli(prior)).fit(X, y, estimate="mean")
+    theta = fit.params.X.transpose("label", "X_feature").values
+    np.testing.assert_allclose(theta[0], [(2 + 3) / (3 + 4), (2 + 3) / (3 + 4)])
+    np.testing.assert_allclose(theta[1], [(1 + 2) / (2 + 4), (1 + 2) / (2 + 4)])

@@ -30,24 +30,24 @@ class _Discrete(Family):
     """Shared estimate and export for families whose statistics are counts."""
 
     def _alpha(self, n_labels: int, shape: tuple[int, ...]) -> np.ndarray:
-        prior = self.prior
-        alpha = np.asarray(prior.alpha, dtype=float)
+        """The concentration broadcast to ``(n_labels, *shape)``, in the stored layout.
+
+        A 2-D concentration is always one row per class, ``(n_labels, n_categories)``:
+        over a block of columns it applies to every column of its class. When a
+        block's columns have different categories they lie side by side on the last
+        axis, and a Dirichlet is over each column's part (``segments()``).
+        """
+        alpha = np.asarray(self.prior.alpha, dtype=float)
         target = (n_labels, *shape)
-        for candidate in (
-            alpha,
-            alpha[:, None, :] if alpha.ndim == 2 and self.multi_column else None,
-        ):
-            if candidate is None:
-                continue
-            try:
-                return np.broadcast_to(candidate, target)
-            except ValueError:
-                continue
-        raise ValueError(
-            f"the prior of feature {self.name!r} has concentration of shape {alpha.shape}, "
-            f"which does not fit {target} (labels, ..., categories). Give a scalar, one "
-            "value per category, or one row per class."
-        )
+        per_class = alpha.ndim == 2 and len(shape) == 2  # (K, categories) over a block
+        try:
+            return np.broadcast_to(alpha[:, None, :] if per_class else alpha, target)
+        except ValueError:
+            raise ValueError(
+                f"the prior of feature {self.name!r} has concentration of shape "
+                f"{alpha.shape}, which does not fit {target} (labels, ..., categories). Give "
+                "a scalar, one value per category, or one row per class."
+            ) from None
 
     def estimate_params(self, stats: dict, method: str) -> dict:
         counts = stats["counts"]
@@ -367,26 +367,6 @@ class Categorical(_Discrete):
     def n_free_parameters(self, n_labels: int) -> int:
         return n_labels * sum(size - 1 for size in self.column_sizes())
 
-    def _alpha(self, n_labels: int, shape: tuple[int, ...]) -> np.ndarray:
-        """The concentration for statistics of ``shape``, in the stored layout. When the
-        block's columns have different categories they lie side by side on the last
-        axis: a Dirichlet is over each column's part (``segments()``), never the axis."""
-        return self._concentration(n_labels, shape)
-
-    def _concentration(self, n_labels: int, shape: tuple[int, ...]) -> np.ndarray:
-        """The concentration broadcast to (n_labels, *shape), in the stored layout."""
-        alpha = np.asarray(self.prior.alpha, dtype=float)
-        target = (n_labels, *shape)
-        per_class = alpha.ndim == 2 and len(shape) == 2  # (K, categories) over a block
-        try:
-            return np.broadcast_to(alpha[:, None, :] if per_class else alpha, target)
-        except ValueError:
-            raise ValueError(
-                f"the prior of feature {self.name!r} has concentration of shape "
-                f"{alpha.shape}, which does not fit {target} (labels, ..., categories). Give "
-                "a scalar, one value per category, or one row per class."
-            ) from None
-
     # -- kernel ----------------------------------------------------------------------------
     def codes(self, data) -> np.ndarray:
         """Integer codes (n, columns) into every column's categories; -1 for a missing
@@ -461,7 +441,7 @@ class Categorical(_Discrete):
 
     def estimate_params(self, stats: dict, method: str) -> dict:
         counts = stats["counts"]
-        alpha = self._concentration(counts.shape[0], counts.shape[1:])
+        alpha = self._alpha(counts.shape[0], counts.shape[1:])
         segments = None if self._shared() else self.segments()
         return {
             "log_prob": Dirichlet(alpha).point_estimate(
@@ -472,7 +452,7 @@ class Categorical(_Discrete):
     def log_prior(self, params: dict) -> float:
         """Log density of the prior at the estimated probabilities (for MAP-EM)."""
         logp = params["log_prob"]
-        alpha = self._concentration(logp.shape[0], logp.shape[1:])
+        alpha = self._alpha(logp.shape[0], logp.shape[1:])
         if self._shared():
             return float(Dirichlet(alpha).logpdf(np.exp(logp)).sum())
         total = 0.0
