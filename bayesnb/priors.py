@@ -15,7 +15,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 ESTIMATES = ("ml", "map", "mean", "predictive")
 
@@ -436,6 +436,8 @@ class NormalInverseGamma:
 
     def predictive(self):
         """The posterior predictive, a frozen ``scipy.stats.t``."""
+        from scipy import stats  # imported here: scipy.stats is slow to import
+
         df, loc, scale2 = self.predictive_params()
         return stats.t(df=df, loc=loc, scale=np.sqrt(scale2))
 
