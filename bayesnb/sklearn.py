@@ -122,21 +122,27 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
                 f"{self.class_prior!r}."
             )
 
+    #: Whether a DataFrame reaches bayesnb as a DataFrame (mixed dtypes).
+    _keeps_frames = True
+    #: What array input may be: sparse (CSR) and with NaN for a missing value.
+    _accept_sparse = True
+    _allow_nan = True
+
     def _check_array_params(self) -> dict:
         """Keyword arguments of :func:`sklearn.utils.check_array` for array input."""
-        return {"accept_sparse": "csr", "dtype": "numeric", "ensure_all_finite": "allow-nan"}
+        return {
+            "accept_sparse": "csr" if self._accept_sparse else False,
+            "dtype": "numeric",
+            "ensure_all_finite": "allow-nan" if self._allow_nan else True,
+        }
 
     def _prepare(self, X):
         """Model-specific checks and transformation of the validated ``X``."""
         return X
 
-    def _keeps_frames(self) -> bool:
-        """Whether a DataFrame reaches bayesnb as a DataFrame (mixed dtypes)."""
-        return True
-
     # -- validation ------------------------------------------------------------------------
     def _validate(self, X, y=None, *, reset: bool):
-        if self._keeps_frames() and isinstance(X, pd.DataFrame):
+        if self._keeps_frames and isinstance(X, pd.DataFrame):
             return self._validate_frame(X, y, reset=reset)
         frame_fit = not reset and self.fit_.is_frame
         params = self._check_array_params()
@@ -292,8 +298,7 @@ class BernoulliNB(NaiveBayesClassifier):
         self.class_prior = class_prior
         self.class_estimate = class_estimate
 
-    def _keeps_frames(self):
-        return False
+    _keeps_frames = False
 
     def _declaration(self, X):
         alpha = _check_alpha(self.alpha)
@@ -368,11 +373,8 @@ class CategoricalNB(NaiveBayesClassifier):
         self.class_prior = class_prior
         self.class_estimate = class_estimate
 
-    def _keeps_frames(self):
-        return False
-
-    def _check_array_params(self):
-        return {"accept_sparse": False, "dtype": "numeric", "ensure_all_finite": "allow-nan"}
+    _keeps_frames = False
+    _accept_sparse = False
 
     def _prepare(self, X):
         _check_non_negative(X, type(self).__name__)
@@ -467,11 +469,8 @@ class GaussianNB(NaiveBayesClassifier):
         self.class_prior = class_prior
         self.class_estimate = class_estimate
 
-    def _keeps_frames(self):
-        return False
-
-    def _check_array_params(self):
-        return {"accept_sparse": False, "dtype": "numeric", "ensure_all_finite": "allow-nan"}
+    _keeps_frames = False
+    _accept_sparse = False
 
     def _declaration(self, X):
         return Gaussian(self.prior, ddof=self.ddof)
@@ -512,11 +511,8 @@ class MultinomialNB(NaiveBayesClassifier):
         self.class_prior = class_prior
         self.class_estimate = class_estimate
 
-    def _keeps_frames(self):
-        return False
-
-    def _check_array_params(self):
-        return {"accept_sparse": "csr", "dtype": "numeric", "ensure_all_finite": True}
+    _keeps_frames = False
+    _allow_nan = False
 
     def _prepare(self, X):
         _check_non_negative(X, type(self).__name__)
