@@ -64,8 +64,11 @@ class Gaussian(Family):
     def bind(self, name, columns, data, sample_weight=None, *, counted=False) -> Gaussian:
         bound = super().bind(name, columns, data, sample_weight, counted=counted)
         if bound._pending() and not counted:  # e.g. EM: the counts come later, reweighted
-            x = np.asarray(_as_float_matrix(data, f"Gaussian feature {name!r}"), dtype=float)
-            bound._resolve(*_pooled_moments(x, bound.shift, sample_weight, bound._inf_error))
+            # The pooled moments are the statistics of one class holding every row.
+            x = bound.encode(data)
+            w = np.ones(len(x)) if sample_weight is None else np.asarray(sample_weight, float)
+            stats = bound.count(x, w[:, None])
+            bound._resolve(*_merged_moments(stats["n"], stats["mean"], stats["ss"], bound.shift))
         return bound
 
     def _learn(self, data, sample_weight=None) -> None:
@@ -303,39 +306,4 @@ def _merged_moments(n, mean, ss, centre) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(invalid="ignore", divide="ignore"):
         offset = (n * dev).sum(axis=0) / total
         var = (ss + n * (dev - offset) ** 2).sum(axis=0) / total
-    return np.where(total > 0, offset + centre, np.nan), var
-
-
-def _pooled_moments(x: np.ndarray, centre: np.ndarray, weights, on_inf):
-    """Pooled (weighted) mean and 1/N variance of every column of ``x``, missing values
-    (NaN) left out, in one read by blocks of rows; ``on_inf()`` raises on an infinite
-    value. A column with no observed value (of positive weight) gets a NaN mean."""
-    n, d = x.shape
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    total = np.zeros(d)
-    s1 = np.zeros(d)
-    s2 = np.zeros(d)
-    unseen = None
-    for rows, xc in _centred_blocks(x, centre):
-        wb = w[rows]
-        with np.errstate(invalid="ignore", over="ignore"):  # NaN/inf: checked just below
-            xc2 = xc * xc
-            a, b = wb @ xc, wb @ xc2
-        if not (np.isfinite(a).all() and np.isfinite(b).all()):
-            missing = np.isnan(xc)
-            if np.isinf(xc).any():
-                on_inf()
-            if missing.any():
-                xc[missing] = 0.0
-                xc2[missing] = 0.0
-                a, b = wb @ xc, wb @ xc2
-                unseen = wb @ missing if unseen is None else unseen + wb @ missing
-        s1 += a
-        s2 += b
-    total += w.sum()
-    if unseen is not None:
-        total -= unseen
-    with np.errstate(invalid="ignore", divide="ignore"):
-        offset = s1 / total
-        var = np.maximum(s2 / total - offset**2, 0.0)
     return np.where(total > 0, offset + centre, np.nan), var
