@@ -49,19 +49,32 @@ class _Discrete(Family):
                 "a scalar, one value per category, or one row per class."
             ) from None
 
+    def _segments(self) -> np.ndarray | None:
+        """Starts of the columns' categories on a flat last axis (None: an axis of
+        categories of its own, so every Dirichlet is over the whole last axis)."""
+        return None
+
     def estimate_params(self, stats: dict, method: str) -> dict:
         counts = stats["counts"]
         alpha = self._alpha(counts.shape[0], counts.shape[1:])
         return {
             "log_prob": Dirichlet(alpha).point_estimate(
-                counts, method, what=f"{self.kind} feature {self.name!r}"
+                counts, method, segments=self._segments(), what=f"{self.kind} feature {self.name!r}"
             )
         }
 
     def log_prior(self, params: dict) -> float:
         """Log density of the prior at the estimated probabilities (for MAP-EM)."""
-        alpha = self._alpha(params["log_prob"].shape[0], params["log_prob"].shape[1:])
-        return float(Dirichlet(alpha).logpdf(np.exp(params["log_prob"])).sum())
+        logp = params["log_prob"]
+        alpha = self._alpha(logp.shape[0], logp.shape[1:])
+        segments = self._segments()
+        if segments is None:
+            return float(Dirichlet(alpha).logpdf(np.exp(logp)).sum())
+        bounds = np.append(segments, logp.shape[-1])
+        return sum(
+            float(Dirichlet(alpha[..., a:b]).logpdf(np.exp(logp[..., a:b])).sum())
+            for a, b in itertools.pairwise(bounds)
+        )
 
     def category_labels(self) -> list:
         raise NotImplementedError
@@ -439,27 +452,8 @@ class Categorical(_Discrete):
     def count(self, enc, resp) -> dict:
         return {"counts": self._stored(_group_counts(enc, resp, self._sizes()))}
 
-    def estimate_params(self, stats: dict, method: str) -> dict:
-        counts = stats["counts"]
-        alpha = self._alpha(counts.shape[0], counts.shape[1:])
-        segments = None if self._shared() else self.segments()
-        return {
-            "log_prob": Dirichlet(alpha).point_estimate(
-                counts, method, segments=segments, what=f"{self.kind} feature {self.name!r}"
-            )
-        }
-
-    def log_prior(self, params: dict) -> float:
-        """Log density of the prior at the estimated probabilities (for MAP-EM)."""
-        logp = params["log_prob"]
-        alpha = self._alpha(logp.shape[0], logp.shape[1:])
-        if self._shared():
-            return float(Dirichlet(alpha).logpdf(np.exp(logp)).sum())
-        total = 0.0
-        for start, size in zip(self.segments(), self.column_sizes(), strict=True):
-            part = slice(start, start + size)
-            total += float(Dirichlet(alpha[:, part]).logpdf(np.exp(logp[:, part])).sum())
-        return total
+    def _segments(self) -> np.ndarray | None:
+        return None if self._shared() else self.segments()
 
     def _log_table(self, params: dict) -> np.ndarray:
         """Flat (K, sum of sizes) log-densities of every column's categories."""
