@@ -22,6 +22,7 @@ contain tokens found in Vocabulary".
 from __future__ import annotations
 
 import argparse
+import copy
 import functools
 import sys
 import warnings
@@ -32,11 +33,10 @@ import pandas as pd
 from scipy import sparse, special
 from sklearn.feature_extraction.text import CountVectorizer
 
-from bayesnb._data import encode_labels, one_hot_labels
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.model import log_normalize
-from bayesnb.naive_bayes import NaiveBayesFit
-from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, check_estimate
+from bayesnb.naive_bayes import NaiveBayes, NaiveBayesFit
+from bayesnb.priors import Dirichlet, ZeroProbabilityWarning
 
 __all__ = [
     "TOKEN_PATTERN",
@@ -353,12 +353,7 @@ class TextNaiveBayes:
         -------
         TextFit
         """
-        vocab = Vocabulary(
-            lowercase=self.vocabulary.lowercase,
-            drop_most_frequent=self.vocabulary.drop_most_frequent,
-            min_count=self.vocabulary.min_count,
-            token_pattern=self.vocabulary.token_pattern,
-        )
+        vocab = copy.copy(self.vocabulary)  # fitting replaces every learned attribute
         X = vocab.fit_transform(texts)
         return self._fit(X, y, vocab, vocab._word_list, estimate, class_estimate, sample_weight)
 
@@ -394,28 +389,18 @@ class TextNaiveBayes:
         return self._fit(X, y, None, names, estimate, class_estimate, sample_weight)
 
     def _fit(self, X, y, vocab, names, estimate, class_estimate, sample_weight) -> TextFit:
-        check_estimate(estimate)
-        check_estimate(class_estimate, "class_estimate")
-        codes, labels = encode_labels(y, X.shape[0])
-        resp = one_hot_labels(codes, len(labels), sample_weight)
+        family = Multinomial
         if self.event_model == "bernoulli":
-            X = _presence(X)
-            family = Bernoulli(self.prior)
-        else:
-            family = Multinomial(self.prior)
-        # The family kernel, as NaiveBayes.fit runs it, on the one block of words.
-        block = family.bind(BLOCK, names, X)
-        stats = [block.count(block.encode(X), resp)]
-        model = NaiveBayesFit.from_statistics(
-            labels=labels,
-            blocks=[block],
-            stats=stats,
-            class_counts=resp.sum(axis=0),
-            class_prior=self.class_prior,
-            estimates={"class": class_estimate, "features": {BLOCK: estimate}},
+            X, family = _presence(X), Bernoulli
+        if isinstance(y, pd.Series):  # the fit's target stays "label", not the Series name
+            y = y.to_numpy()
+        model = NaiveBayes({BLOCK: family(self.prior, columns=names)}, self.class_prior).fit(
+            X,
+            y,
+            estimate=estimate,
+            class_estimate=class_estimate,
+            sample_weight=sample_weight,
             feature_names=names,
-            is_frame=False,
-            target="label",
         )
         return TextFit(model, vocab, self.event_model)
 
@@ -470,10 +455,6 @@ class TextFit:
         """The sufficient statistics (word counts or document counts per class)."""
         return self.model.counts
 
-    def _log_prob(self) -> np.ndarray:
-        """(K, V, 2) absent/present log-probabilities (Bernoulli) or (K, V) (multinomial)."""
-        return self.model.block_params[0]["log_prob"]
-
     # -- scoring ----------------------------------------------------------------------
     def transform(self, docs) -> sparse.csr_array:
         """The count matrix of ``docs`` (strings), or ``docs`` itself if a matrix."""
@@ -488,15 +469,14 @@ class TextFit:
             return self.vocabulary.transform(docs)
         return _as_count_matrix(docs, len(self.model.feature_names), "docs")
 
-    def _encode(self, docs):
+    def _design(self, docs) -> sparse.csr_array:
+        """The matrix the model scores: counts, or presences for the Bernoulli model."""
         X = self.transform(docs)
-        if self.event_model == "bernoulli":
-            X = _presence(X)
-        return self.model.blocks[0].encode(X)
+        return _presence(X) if self.event_model == "bernoulli" else X
 
     def joint_log_likelihood(self, docs) -> np.ndarray:
         """``log P(c) + log P(doc | c)``, shape (n, K); ``-inf`` where a zero rules ``c`` out."""
-        return self.model._joint([self._encode(docs)])
+        return self.model.joint_log_likelihood(self._design(docs))
 
     def predict_log_proba(self, docs) -> np.ndarray:
         """Log posterior class probabilities (n, K), columns in ``labels`` order.
@@ -504,11 +484,11 @@ class TextFit:
         Raises ``ValueError`` naming the first message whose likelihood is 0 under
         every class (possible only with ``estimate="ml"`` or boundary MAP).
         """
-        return log_normalize(self.joint_log_likelihood(docs))
+        return self.model.predict_log_proba(self._design(docs))
 
     def predict_proba(self, docs) -> np.ndarray:
         """Posterior class probabilities (n, K), columns in ``labels`` order."""
-        return np.exp(self.predict_log_proba(docs))
+        return self.model.predict_proba(self._design(docs))
 
     def predict(self, docs) -> np.ndarray:
         """The most probable class of every message (``argmax_c`` of the joint)."""
@@ -518,7 +498,7 @@ class TextFit:
     # -- explanations -------------------------------------------------------------------
     def _presence_weights(self) -> np.ndarray:
         """(K, V) log-probability a word contributes per occurrence (or per presence)."""
-        lp = self._log_prob()
+        lp = self.model.block_params[0]["log_prob"]  # (K, V, 2) absent/present or (K, V)
         return lp[..., 1] if self.event_model == "bernoulli" else lp
 
     def informative_words(self, n: int = 10) -> pd.DataFrame:
