@@ -55,8 +55,13 @@ def influence(fit) -> xr.DataArray:
     Discrete: :math:`\\sum_v p_{kv} \\log(p_{kv}/q_v)`. Gaussian:
     :math:`\\log(\\sigma/\\sigma_k) + (\\sigma_k^2 + (\\mu_k - \\mu)^2)/(2\\sigma^2) - 1/2`.
     """
+    return _influence(fit, pooled_params(fit))
+
+
+def _influence(fit, pooled_all: list) -> xr.DataArray:
+    """:func:`influence` against the whole data's parameters ``pooled_all``."""
     columns, values = [], []
-    for block, params, pooled in zip(fit.blocks, fit.block_params, pooled_params(fit), strict=True):
+    for block, params, pooled in zip(fit.blocks, fit.block_params, pooled_all, strict=True):
         if isinstance(block, Gaussian):
             vk, v0 = params["var"], pooled["var"]
             kl = 0.5 * np.log(v0 / vk) + (vk + (params["mu"] - pooled["mu"]) ** 2) / (2 * v0)
@@ -102,9 +107,10 @@ def report(fit, top: int | None = 5) -> pd.DataFrame:
         (nats) and ``summary`` (the cluster's most probable value or mean against
         the whole data's).
     """
-    infl = influence(fit)
+    pooled = pooled_params(fit)  # the whole data's parameters, once for both
+    infl = _influence(fit, pooled)
     weights = np.exp(fit.class_log_prob)
-    summaries = _summaries(fit)
+    summaries = _summaries(fit, pooled)
     rows = []
     for k in np.argsort(-weights, kind="stable"):
         order = np.argsort(-infl.values[k], kind="stable")
@@ -123,10 +129,10 @@ def report(fit, top: int | None = 5) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["component", "feature"])
 
 
-def _summaries(fit) -> dict:
+def _summaries(fit, pooled_all: list) -> dict:
     out = {}
     K = len(fit.labels)
-    for block, params, pooled in zip(fit.blocks, fit.block_params, pooled_params(fit), strict=True):
+    for block, params, pooled in zip(fit.blocks, fit.block_params, pooled_all, strict=True):
         if isinstance(block, Gaussian):
             for j, col in enumerate(block.columns):
                 mu, sd = params["mu"][:, j], np.sqrt(params["var"][:, j])
