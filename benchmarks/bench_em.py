@@ -14,7 +14,7 @@ estimates. Two matrix products over the data, so the floor is about 2 passes.
 For context it times a straightforward iteration in plain numpy/scipy: rows-first
 (n, K) layout, ``scipy.special.logsumexp`` over the short axis, ``X.T @ R``. And it
 times the parts of an iteration on their own: the E-step product ``W @ X.T``, the
-components-first log-sum-exp and normalization of the (K, n) joint, the M-step
+engine's components-first log-sum-exp and normalization of the (K, n) joint, the M-step
 product ``R @ X``, and both products fused over L2-sized blocks of rows (the M-step
 product of a block right after its E-step product, nothing else).
 
@@ -93,15 +93,6 @@ def em_iteration(model, x, k: int, args, block_bytes: int | None = None) -> floa
     return (long - short) / (args.m2 - args.m1)
 
 
-def normalize_components_first(logj):
-    """Log-sum-exp over the components of a (K, n) joint, and the responsibilities."""
-    top = logj.max(axis=0)
-    resp = np.exp(logj - top)
-    total = resp.sum(axis=0)
-    resp /= total
-    return resp, np.log(total) + top
-
-
 def fused_products(x, w, r, rows: int) -> np.ndarray:
     """Both products over blocks of ``rows`` rows: ``W @ X_b.T``, then ``R_b @ X_b``."""
     out = np.zeros((r.shape[0], x.shape[1]))
@@ -148,7 +139,8 @@ def main(argv=None) -> dict:
         reduce = best(lambda: x.sum(), reps)
         e_product = best(lambda: w @ x.T, reps)
         m_product = best(lambda: r @ x, reps)
-        lse = best(lambda: normalize_components_first(logj), reps)
+        resp_out, row_ll_out = np.empty_like(logj), np.empty(args.n)  # the engine's buffers
+        lse = best(lambda: mixture._Problem._normalize(logj, resp_out, row_ll_out, 0, None), reps)
         fused = best(lambda: fused_products(x, w, r, l2_rows), reps)
         log_theta = np.log(rng.uniform(0.2, 0.8, (args.k, args.d)))
         log_pi = np.full(args.k, -np.log(args.k))
