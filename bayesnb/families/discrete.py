@@ -243,7 +243,7 @@ class Bernoulli(_Discrete):
         out = super().to_xarray(params, stats, label_dim, labels)
         cat = f"{self.name}_category"
         da = out["params"][self.name].isel({cat: 1}, drop=True)
-        if not self.multi_column or self.n_columns == 1:
+        if self.n_columns == 1:
             da = da.isel({self._feature_dim(): 0}, drop=True)
             out["counts"][self.name] = out["counts"][self.name].isel(
                 {self._feature_dim(): 0}, drop=True
@@ -677,7 +677,7 @@ class Multinomial(_Discrete):
 
 
 # ----------------------------------------------------------------------------------------
-# Gaussian
+# helpers
 # ----------------------------------------------------------------------------------------
 
 
