@@ -8,10 +8,7 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
-from bayesnb.families._kernels import (
-    _BLOCK_ENTRIES,
-    _as_float_matrix,
-)
+from bayesnb.families._kernels import _BLOCK_ENTRIES, _as_float_matrix, _row_blocks
 from bayesnb.families.base import Family
 from bayesnb.priors import NormalInverseGamma
 
@@ -267,11 +264,9 @@ def _centred_blocks(x: np.ndarray, centre: np.ndarray):
     than row by row.
     """
     n, d = x.shape
-    step = max(1, _BLOCK_ENTRIES // max(1, d))
-    tiled = np.tile(centre, (min(n, step), 1))
+    tiled = np.tile(centre, (min(n, max(1, _BLOCK_ENTRIES // max(1, d))), 1))
     buf = np.empty_like(tiled)
-    for start in range(0, n, step):
-        rows = slice(start, min(n, start + step))
+    for rows in _row_blocks(n, d):
         m = rows.stop - rows.start
         yield rows, np.subtract(x[rows], tiled[:m], out=buf[:m])
 
