@@ -455,6 +455,10 @@ class TextFit:
         """The sufficient statistics (word counts or document counts per class)."""
         return self.model.counts
 
+    def _log_prob(self) -> np.ndarray:
+        """(K, V, 2) absent/present log-probabilities (Bernoulli) or (K, V) (multinomial)."""
+        return self.model.block_params[0]["log_prob"]
+
     # -- scoring ----------------------------------------------------------------------
     def transform(self, docs) -> sparse.csr_array:
         """The count matrix of ``docs`` (strings), or ``docs`` itself if a matrix."""
@@ -498,7 +502,7 @@ class TextFit:
     # -- explanations -------------------------------------------------------------------
     def _presence_weights(self) -> np.ndarray:
         """(K, V) log-probability a word contributes per occurrence (or per presence)."""
-        lp = self.model.block_params[0]["log_prob"]  # (K, V, 2) absent/present or (K, V)
+        lp = self._log_prob()
         return lp[..., 1] if self.event_model == "bernoulli" else lp
 
     def informative_words(self, n: int = 10) -> pd.DataFrame:
