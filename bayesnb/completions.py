@@ -16,6 +16,7 @@ known, in expectation under the current parameters. Seed 003 computes them two w
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,7 @@ import xarray as xr
 from scipy import special
 
 from bayesnb.families import Bernoulli
-from bayesnb.mixture import _problem_at
+from bayesnb.mixture import MixtureFit, _problem_at
 from bayesnb.naive_bayes import NaiveBayes
 from bayesnb.sufficient import merge_stats, scale_stats
 
@@ -65,14 +66,8 @@ def seed_003_example() -> tuple[NaiveBayes, pd.DataFrame, xr.Dataset]:
 
 
 def _statistics_dataset(problem, state, stats, class_counts) -> xr.Dataset:
-    data = {
-        "class_count": xr.DataArray(
-            class_counts, dims=("component",), coords={"component": problem.labels}
-        )
-    }
-    for block, st, params in zip(problem.blocks, stats, state.block_params, strict=True):
-        data.update(block.to_xarray(params, st, "component", problem.labels)["counts"])
-    return xr.Dataset(data)
+    """:attr:`MixtureFit.counts` of the mixture at ``state`` holding ``stats``."""
+    return MixtureFit._at(problem, replace(state, stats=stats, class_counts=class_counts)).counts
 
 
 def expected_statistics(model, X, params, *, feature_names=None) -> xr.Dataset:

@@ -676,9 +676,9 @@ class MixtureFit(FittedModel):
     seconds = None
 
     @classmethod
-    def _from_run(cls, problem: _Problem, run: _Run, init: str) -> MixtureFit:
-        state = run.state
-        fit = cls(
+    def _at(cls, problem: _Problem, state: _State) -> MixtureFit:
+        """The mixture of ``problem`` at ``state``, without EM diagnostics."""
+        return cls(
             labels=problem.labels,
             blocks=problem.blocks,
             stats=state.stats,
@@ -691,6 +691,10 @@ class MixtureFit(FittedModel):
             is_frame=problem.table.is_frame,
             target="component",
         )
+
+    @classmethod
+    def _from_run(cls, problem: _Problem, run: _Run, init: str) -> MixtureFit:
+        fit = cls._at(problem, run.state)
         fit.history = np.asarray(run.history, dtype=float)
         fit.objective = float(run.history[-1])
         fit.log_likelihood = float(run.log_likelihood)
