@@ -288,9 +288,7 @@ def load(path):
         block.name = config["blocks"][i]["state"]["name"]
     from bayesnb import mixture, naive_bayes
 
-    classes = {"NaiveBayesFit": naive_bayes.NaiveBayesFit}
-    if hasattr(mixture, "MixtureFit"):
-        classes["MixtureFit"] = mixture.MixtureFit
+    classes = {"NaiveBayesFit": naive_bayes.NaiveBayesFit, "MixtureFit": mixture.MixtureFit}
     cls = classes[config["model"]]
     with warnings.catch_warnings():  # the fit already warned about any zero probability
         warnings.simplefilter("ignore", ZeroProbabilityWarning)
@@ -347,12 +345,11 @@ def _prior_config(prior) -> dict:
 
 def _prior_from_config(config: dict):
     kind = config["type"]
-    if kind in ("Dirichlet", "Beta"):
-        prior = (Beta if kind == "Beta" else Dirichlet).__new__(
-            Beta if kind == "Beta" else Dirichlet
-        )
-        object.__setattr__(prior, "alpha", np.asarray(config["alpha"], dtype=float))
-        return prior
+    if kind == "Beta":  # stored in Dirichlet form, [false, true]
+        alpha = np.asarray(config["alpha"], dtype=float)
+        return Beta(alpha[..., 1], alpha[..., 0])
+    if kind == "Dirichlet":
+        return Dirichlet(config["alpha"])
     return NormalInverseGamma(
         **{k: np.asarray(config[k], dtype=float) for k in ("mu", "kappa", "alpha", "beta")}
     )
