@@ -83,7 +83,7 @@ def compare_components(
             "bic": fit.bic,
             "cheeseman_stutz": cheeseman_stutz(fit, X),
         }
-        if all(type(b) in (Bernoulli, Categorical) for b in fit.blocks):
+        if not _unpatterned_kinds(fit):
             row.update(pattern_statistics(fit, X))
         row.update({"n_iter": fit.n_iter, "converged": fit.converged})
         rows.append(row)
@@ -159,9 +159,8 @@ def pattern_statistics(fit, X) -> dict:
     attributes most patterns have tiny expected counts and neither statistic
     follows its χ² reference: compare them across K rather than test them.
     """
-    discrete = [type(b) in (Bernoulli, Categorical) for b in fit.blocks]
-    if not all(discrete):
-        kinds = sorted({b.kind for b, d in zip(fit.blocks, discrete, strict=True) if not d})
+    kinds = _unpatterned_kinds(fit)
+    if kinds:
         raise ValueError(
             f"pattern statistics need discrete Bernoulli/Categorical features only; this "
             f"model has {kinds}. Use the log-likelihood, BIC or Cheeseman-Stutz instead."
@@ -185,6 +184,13 @@ def pattern_statistics(fit, X) -> dict:
         "n_complete": n_complete,
         "n_patterns": len(patterns),
     }
+
+
+def _unpatterned_kinds(fit) -> list[str]:
+    """The sorted kinds of the blocks other than Bernoulli and Categorical, whose raw
+    values have no finite set of patterns to tally (a Gaussian's or a Binned block's
+    are continuous, a Multinomial's counts unbounded); empty when every block has one."""
+    return sorted({b.kind for b in fit.blocks if type(b) not in (Bernoulli, Categorical)})
 
 
 def _pattern_codes(fit, X):
