@@ -33,10 +33,11 @@ import pandas as pd
 from scipy import sparse, special
 from sklearn.feature_extraction.text import CountVectorizer
 
+from bayesnb._data import encode_labels, one_hot_labels
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.model import log_normalize
-from bayesnb.naive_bayes import NaiveBayes, NaiveBayesFit
-from bayesnb.priors import Dirichlet, ZeroProbabilityWarning
+from bayesnb.naive_bayes import NaiveBayesFit
+from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, check_estimate
 
 __all__ = [
     "TOKEN_PATTERN",
@@ -389,18 +390,27 @@ class TextNaiveBayes:
         return self._fit(X, y, None, names, estimate, class_estimate, sample_weight)
 
     def _fit(self, X, y, vocab, names, estimate, class_estimate, sample_weight) -> TextFit:
+        check_estimate(estimate)
+        check_estimate(class_estimate, "class_estimate")
+        codes, labels = encode_labels(y, X.shape[0])
+        resp = one_hot_labels(codes, len(labels), sample_weight)
         family = Multinomial
         if self.event_model == "bernoulli":
             X, family = _presence(X), Bernoulli
-        if isinstance(y, pd.Series):  # the fit's target stays "label", not the Series name
-            y = y.to_numpy()
-        model = NaiveBayes({BLOCK: family(self.prior, columns=names)}, self.class_prior).fit(
-            X,
-            y,
-            estimate=estimate,
-            class_estimate=class_estimate,
-            sample_weight=sample_weight,
+        # What NaiveBayes.fit runs, on the one block of words, without resolving a
+        # {name: family} declaration: its per-column name checks are Python loops over
+        # the vocabulary, which cost more than the whole fit of a spam filter.
+        block = family(self.prior).bind(BLOCK, names, X)
+        model = NaiveBayesFit.from_statistics(
+            labels=labels,
+            blocks=[block],
+            stats=[block.count(block.encode(X), resp)],
+            class_counts=resp.sum(axis=0),
+            class_prior=self.class_prior,
+            estimates={"class": class_estimate, "features": {BLOCK: estimate}},
             feature_names=names,
+            is_frame=False,
+            target="label",
         )
         return TextFit(model, vocab, self.event_model)
 
