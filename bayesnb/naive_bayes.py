@@ -8,7 +8,7 @@ import numpy as np
 import xarray as xr
 
 from bayesnb._data import Table, declare, encode_labels, one_hot_labels, split_target
-from bayesnb.families import Bernoulli, Family, Gaussian
+from bayesnb.families import Bernoulli, Family
 from bayesnb.model import FittedModel
 from bayesnb.priors import Dirichlet, check_estimate
 
@@ -199,18 +199,20 @@ class NaiveBayesFit(FittedModel):
         sum-to-one constraints).
         """
         k = len(self.labels)
-        sizes = [
-            size
-            for b in self.blocks
-            if not isinstance(b, Gaussian) and b.kind != "multinomial"
-            for size in b.column_sizes()
-        ]
-        discrete = all(not isinstance(b, Gaussian) and b.kind != "multinomial" for b in self.blocks)
+        tables = all(b.kind in ("bernoulli", "categorical", "binned") for b in self.blocks)
+        if not tables:
+            return {
+                "naive_bayes": self.n_free_parameters(),
+                "full_joint": None,
+                "naive_bayes_entries": None,
+                "full_joint_entries": None,
+            }
+        sizes = [size for b in self.blocks for size in b.column_sizes()]
         return {
             "naive_bayes": self.n_free_parameters(),
-            "full_joint": count_parameters(sizes, k)["full_joint"] if discrete else None,
-            "naive_bayes_entries": k + k * sum(sizes) if discrete else None,
-            "full_joint_entries": k * math.prod(sizes) if discrete else None,
+            "full_joint": count_parameters(sizes, k)["full_joint"],
+            "naive_bayes_entries": k + k * sum(sizes),
+            "full_joint_entries": k * math.prod(sizes),
         }
 
 
