@@ -337,7 +337,8 @@ class NormalInverseGamma:
         Inverse-Gamma shape and scale. ``beta=None`` (the default) sets it to
         ``alpha`` times the pooled variance of the feature, so the prior is about as
         wide as the data: a unit-information default that keeps the package
-        invariant to the feature's units.
+        invariant to the feature's units. A feature with no spread at all (pooled
+        variance 0) gets ``beta = alpha``, a unit scale.
 
     Notes
     -----
