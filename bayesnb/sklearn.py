@@ -325,7 +325,6 @@ class BernoulliNB(NaiveBayesClassifier):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
         tags.input_tags.sparse = True
         tags.classifier_tags.poor_score = True
         return tags
@@ -425,8 +424,6 @@ class CategoricalNB(NaiveBayesClassifier):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = False
         tags.input_tags.categorical = True
         tags.input_tags.positive_only = True
         tags.classifier_tags.poor_score = True
@@ -474,12 +471,6 @@ class GaussianNB(NaiveBayesClassifier):
 
     def _declaration(self, X):
         return Gaussian(self.prior, ddof=self.ddof)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.sparse = False
-        return tags
 
 
 class MultinomialNB(NaiveBayesClassifier):
