@@ -11,6 +11,7 @@ from scipy import special
 from bayesnb.families._kernels import _BLOCK_ENTRIES, _as_float_matrix, _row_blocks
 from bayesnb.families.base import Family
 from bayesnb.priors import NormalInverseGamma
+from bayesnb.sufficient import pool_stats
 
 LOG_2PI = np.log(2.0 * np.pi)
 
@@ -65,7 +66,7 @@ class Gaussian(Family):
             x = bound.encode(data)
             w = np.ones(len(x)) if sample_weight is None else np.asarray(sample_weight, float)
             stats = bound.count(x, w[:, None])
-            bound._resolve(*_merged_moments(stats["n"], stats["mean"], stats["ss"], bound.shift))
+            bound._resolve(*_pooled_moments(stats))
         return bound
 
     def _learn(self, data, sample_weight=None) -> None:
@@ -156,7 +157,7 @@ class Gaussian(Family):
 
     def estimate_params(self, stats, method) -> dict:
         if self._pending():  # bound with counted=True: the pooled moments of these counts
-            self._resolve(*_merged_moments(stats["n"], stats["mean"], stats["ss"], self.shift))
+            self._resolve(*_pooled_moments(stats))
         est = self.prior.point_estimate(
             stats["n"],
             stats["mean"],
@@ -289,16 +290,11 @@ def _cheap_centre(x: np.ndarray) -> np.ndarray:
     return centre
 
 
-def _merged_moments(n, mean, ss, centre) -> tuple[np.ndarray, np.ndarray]:
-    """Pooled mean and 1/N variance of the rows behind per-class ``(n, mean, ss)`` (K, d).
-
-    The pairwise merge of Chan, Golub and LeVeque, about ``centre``: the pooled sum
-    of squares adds every class's own and ``n_k (mean_k - pooled mean)**2``, so no
-    large sums of squares are subtracted. A column with no observed row gets NaN.
-    """
-    total = n.sum(axis=0)
-    dev = np.where(n > 0, mean - centre, 0.0)
+def _pooled_moments(stats: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Pooled mean and 1/N variance of the rows behind per-class statistics (K, d):
+    the classes' statistics merged (:func:`bayesnb.sufficient.pool_stats`). A column
+    with no observed row gets NaN."""
+    pooled = pool_stats(stats)
+    n, mean, ss = pooled["n"][0], pooled["mean"][0], pooled["ss"][0]
     with np.errstate(invalid="ignore", divide="ignore"):
-        offset = (n * dev).sum(axis=0) / total
-        var = (ss + n * (dev - offset) ** 2).sum(axis=0) / total
-    return np.where(total > 0, offset + centre, np.nan), var
+        return np.where(n > 0, mean, np.nan), ss / n
