@@ -40,7 +40,7 @@ from bayesnb import cluster_reports, model_choice
 from bayesnb._data import Table
 from bayesnb._starts import component_labels, start_params
 from bayesnb.families import Bernoulli, Gaussian, Multinomial
-from bayesnb.model import FittedModel, estimate_all
+from bayesnb.model import FittedModel, estimate_all, feature_log_likelihood
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning
 from bayesnb.sufficient import merge_stats
 
@@ -228,15 +228,9 @@ class _Problem:
 
         Of the rows in ``encoded`` (default: every row).
         """
-        jll = None
-        for block, enc, params in zip(
-            self.blocks,
-            self.encoded if encoded is None else encoded,
-            state.block_params,
-            strict=True,
-        ):
-            term = block.log_likelihood(enc, params)
-            jll = term if jll is None else jll.__iadd__(term)
+        jll = feature_log_likelihood(
+            self.blocks, self.encoded if encoded is None else encoded, state.block_params
+        )
         out = np.ascontiguousarray(jll.T)
         out += state.class_log_prob[:, None]
         return out

@@ -168,12 +168,7 @@ class FittedModel:
         return [block.encode(table.take(block.columns)) for block in self.blocks]
 
     def _joint(self, encoded: list) -> np.ndarray:
-        jll = None
-        for block, enc, params in zip(self.blocks, encoded, self.block_params, strict=True):
-            term = block.log_likelihood(enc, params)
-            jll = term if jll is None else jll.__iadd__(term)
-        if jll is None:
-            raise ValueError("the model has no feature to score.")
+        jll = feature_log_likelihood(self.blocks, encoded, self.block_params)
         jll += self.class_log_prob
         return jll
 
@@ -306,6 +301,18 @@ def load(path):
     if hasattr(fit, "_restore"):  # e.g. a mixture's EM diagnostics
         fit._restore(config)
     return fit
+
+
+def feature_log_likelihood(blocks, encoded: list, block_params: list) -> np.ndarray:
+    """``sum_i log p(x_i | c)`` over every block, shape (n, K): the classifier's and the
+    E-step's kernel (without the class log-probabilities)."""
+    jll = None
+    for block, enc, params in zip(blocks, encoded, block_params, strict=True):
+        term = block.log_likelihood(enc, params)
+        jll = term if jll is None else jll.__iadd__(term)
+    if jll is None:
+        raise ValueError("the model has no feature to score.")
+    return jll
 
 
 def estimate_all(blocks, stats, class_counts, class_prior, estimates) -> tuple[list, np.ndarray]:
