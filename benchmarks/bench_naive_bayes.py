@@ -52,14 +52,14 @@ class Case:
         return float(self.X.data.sum() if sparse.issparse(self.X) else self.X.sum())
 
 
-def _labels_and_rows(rng, n, n_classes=3):
+def _labels(rng, n, n_classes=3):
     prior = np.linspace(1.0, 2.0, n_classes)
     return rng.choice(n_classes, size=n, p=prior / prior.sum())
 
 
 def bernoulli_data(n, d, rng, dtype=np.float64):
     """Rows drawn from a Bernoulli naive Bayes model with three classes."""
-    y = _labels_and_rows(rng, n)
+    y = _labels(rng, n)
     theta = rng.uniform(0.1, 0.9, size=(3, d))
     X = (rng.random((n, d)) < theta[y]).astype(dtype)
     return X, y
@@ -67,7 +67,7 @@ def bernoulli_data(n, d, rng, dtype=np.float64):
 
 def categorical_data(n, d, n_values, rng):
     """Integer codes 0..n_values-1 drawn from a categorical naive Bayes model."""
-    y = _labels_and_rows(rng, n)
+    y = _labels(rng, n)
     prob = rng.dirichlet(np.ones(n_values), size=(3, d))  # (K, d, V)
     cum = prob.cumsum(axis=-1)[y]  # (n, d, V)
     u = rng.random((n, d, 1))
@@ -77,7 +77,7 @@ def categorical_data(n, d, n_values, rng):
 
 def gaussian_data(n, d, rng):
     """Rows drawn from a Gaussian naive Bayes model with three overlapping classes."""
-    y = _labels_and_rows(rng, n)
+    y = _labels(rng, n)
     mu = rng.normal(0.0, 0.5, size=(3, d))
     sigma = rng.uniform(0.5, 2.0, size=(3, d))
     X = mu[y] + sigma[y] * rng.standard_normal((n, d))
@@ -86,7 +86,7 @@ def gaussian_data(n, d, rng):
 
 def multinomial_data(n, vocabulary, per_row, rng):
     """Sparse CSR word counts: about ``per_row`` distinct words per document."""
-    y = _labels_and_rows(rng, n)
+    y = _labels(rng, n)
     # Zipf-like word frequencies, permuted differently per class.
     base = 1.0 / np.arange(1, vocabulary + 1)
     prob = np.stack([rng.permutation(base) for _ in range(3)])
@@ -179,28 +179,19 @@ def run_case(case: Case, repeats: int = 3) -> dict:
     machine hit both alike.
     """
     timings = {key: [] for key in ("pass", "sk_fit", "bnb_fit", "sk_proba", "bnb_proba")}
-    sk_model = bnb_model = None
+
+    def timed(key, func, *args):
+        start = time.perf_counter()
+        out = func(*args)
+        timings[key].append(time.perf_counter() - start)
+        return out
+
     for _ in range(repeats):
-        for key, func in (
-            ("pass", case.one_pass),
-            ("sk_fit", lambda: case.make_sklearn().fit(case.X, case.y)),
-            ("bnb_fit", lambda: case.fit_bayesnb(case.X, case.y)),
-        ):
-            start = time.perf_counter()
-            out = func()
-            timings[key].append(time.perf_counter() - start)
-            if key == "sk_fit":
-                sk_model = out
-            elif key == "bnb_fit":
-                bnb_model = out
-        for key, model in (("sk_proba", sk_model), ("bnb_proba", bnb_model)):
-            start = time.perf_counter()
-            proba = model.predict_proba(case.X)
-            timings[key].append(time.perf_counter() - start)
-            if key == "sk_proba":
-                sk_proba = proba
-            else:
-                bnb_proba = proba
+        timed("pass", case.one_pass)
+        sk_model = timed("sk_fit", lambda: case.make_sklearn().fit(case.X, case.y))
+        bnb_model = timed("bnb_fit", case.fit_bayesnb, case.X, case.y)
+        sk_proba = timed("sk_proba", sk_model.predict_proba, case.X)
+        bnb_proba = timed("bnb_proba", bnb_model.predict_proba, case.X)
     t = {key: statistics.median(values) for key, values in timings.items()}
     return {
         "name": case.name,
