@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from bayesnb.families import Bernoulli, Categorical, Family, Gaussian
+from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, _compiled
 
 ARRAY_BLOCK = "X"
 
@@ -185,21 +185,14 @@ def _integer_codes(y, n_rows: int):
     lo, hi = int(arr.min()), int(arr.max())
     if hi - lo > 2 * len(arr) + 1024 or hi > np.iinfo(np.intp).max:
         return None
-    shifted = arr.astype(np.intp)
-    shifted -= lo
-    present = np.bincount(shifted, minlength=hi - lo + 1) > 0
-    labels = (np.flatnonzero(present) + lo).tolist()
-    if lo == 0 and present.all():
-        return shifted, labels
-    return (np.cumsum(present) - 1)[shifted], labels
+    codes = np.empty(len(arr), dtype=np.intp)
+    rank = _compiled.rank_codes(arr, lo, hi - lo + 1, codes)
+    return codes, (np.flatnonzero(rank >= 0) + lo).tolist()
 
 
 def one_hot_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> np.ndarray:
     """(n, K) indicators of ``codes``, laid out components first (Fortran order)."""
-    resp = np.empty((n_labels, len(codes)))
-    for k in range(n_labels):
-        np.equal(codes, k, out=resp[k], casting="unsafe")
-    resp = resp.T
+    w = np.ones(1)
     if sample_weight is not None:
         w = np.asarray(sample_weight, dtype=float)
         if w.shape != (len(codes),) or np.any(w < 0) or not np.all(np.isfinite(w)):
@@ -212,5 +205,6 @@ def one_hot_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> np.n
                 "sample_weight is zero for every row, so there is nothing to learn from; "
                 "give at least one row a positive weight."
             )
-        resp *= w[:, None]
-    return resp
+    resp = np.empty((n_labels, len(codes)))
+    _compiled.one_hot(codes, w, resp)
+    return resp.T

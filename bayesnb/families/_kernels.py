@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
+
+from bayesnb.families import _compiled
 
 #: Entries of a dense design cast to float at a time: a block small enough to stay in
 #: cache, so a Boolean or integer design is read once and never copied whole.
@@ -109,9 +112,6 @@ _GROUP_CODES = 1 << 13
 #: Entries of a block of categorical values turned into group codes at a time.
 _CODE_BLOCK_ENTRIES = 1 << 16
 
-#: Rows of group codes (and of responsibilities or scores) handled at a time.
-_COUNT_BLOCK_ROWS = 1 << 16
-
 
 @functools.lru_cache(maxsize=64)
 def _code_groups(sizes: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
@@ -134,9 +134,47 @@ def _code_groups(sizes: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
     return tuple(groups)
 
 
-def _group_codes(values: np.ndarray, sizes: tuple[int, ...], check=None) -> tuple:
-    """The group codes of category codes ``values`` (n, d), -1 where missing: a tuple of
-    one (n,) array per group.
+class _Layout(NamedTuple):
+    """The arrays of :func:`_code_groups` that the compiled loops take."""
+
+    sizes: np.ndarray  # (d,) categories of every column
+    place: np.ndarray  # (d,) place value of every column's digit in its group's code
+    group: np.ndarray  # (d,) the group of every column
+    bounds: np.ndarray  # (G + 1,) the columns of group g are bounds[g]:bounds[g + 1]
+    offsets: np.ndarray  # (G,) the first row of every group in a (codes, K) table
+    segments: np.ndarray  # (d,) where every column starts in the flat (K, sum(sizes))
+    n_codes: int  # rows of a (codes, K) table: every group's codes
+    dtype: np.dtype  # of the codes
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(sizes: tuple[int, ...]) -> _Layout:
+    groups = _code_groups(sizes)
+    place = np.empty(len(sizes), dtype=np.int64)
+    group = np.empty(len(sizes), dtype=np.int64)
+    for g, (first, stop, _) in enumerate(groups):
+        value = 1
+        for j in range(first, stop):
+            place[j], group[j] = value, g
+            value *= sizes[j] + 1
+    n_codes = [g[2] for g in groups]
+    layout = _Layout(
+        sizes=np.asarray(sizes, dtype=np.int64),
+        place=place,
+        group=group,
+        bounds=np.array([g[0] for g in groups] + [len(sizes)], dtype=np.int64),
+        offsets=np.concatenate([[0], np.cumsum(n_codes)[:-1]]).astype(np.int64),
+        segments=np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64),
+        n_codes=int(sum(n_codes)),
+        dtype=np.min_scalar_type(max(n_codes) - 1),
+    )
+    for array in layout[:6]:
+        array.flags.writeable = False  # shared by every call through the cache
+    return layout
+
+
+def _group_codes(values: np.ndarray, sizes: tuple[int, ...], check=None) -> np.ndarray:
+    """The group codes (n, G) of category codes ``values`` (n, d), -1 where missing.
 
     One block of rows at a time: ``check(block)`` (optional) validates the block and
     returns it, or a copy with -1 for the values outside the domain; the block is cast
@@ -156,7 +194,7 @@ def _group_codes(values: np.ndarray, sizes: tuple[int, ...], check=None) -> tupl
             place[j] = value
             value *= sizes[j] + 1
     offsets = [int(place[first:stop].sum()) for first, stop, _ in groups]
-    out = tuple(np.empty(n, dtype=dtype) for _ in groups)
+    out = np.empty((len(groups), n), dtype=dtype)  # returned as (n, G): groups contiguous
     step = max(1, _CODE_BLOCK_ENTRIES // max(1, d))
     digits = np.empty((d, min(n, step)), dtype=dtype)
     for start in range(0, n, step):
@@ -170,43 +208,24 @@ def _group_codes(values: np.ndarray, sizes: tuple[int, ...], check=None) -> tupl
             acc = codes[start : start + len(block)]
             np.add.reduce(dig[first:stop], axis=0, out=acc)
             acc += offset
-    return out
+    return out.T
 
 
-def _digit_axes(first: int, stop: int) -> list[int]:
-    """The axis of every column ``first..stop-1`` in a group's table (K, *bases), whose
-    axes run from the most significant digit (the last column) to the least."""
-    return [1 + (stop - 1 - j) for j in range(first, stop)]
-
-
-def _group_counts(enc: tuple, resp: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
+def _group_counts(enc: np.ndarray, resp: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
     """``resp.T @ one_hot`` of every column, flat (K, sum(sizes)), from group codes.
 
-    One weighted histogram of every group's codes per component, then each column's
-    counts as the margin of its digit; the digit 0 (missing) is dropped. The rows go
-    by blocks, so each block's responsibilities are read from cache by every group.
+    One weighted histogram of every group's codes over the rows, then each column's
+    counts as the margin of its digit; the digit 0 (missing) is dropped.
     """
-    n_labels = resp.shape[1]
-    groups = _code_groups(sizes)
-    hists = [np.zeros((n_labels, n_codes)) for _, _, n_codes in groups]
-    for start in range(0, resp.shape[0], _COUNT_BLOCK_ROWS):
-        weights = resp[start : start + _COUNT_BLOCK_ROWS]
-        for hist, codes, (_, _, n_codes) in zip(hists, enc, groups, strict=True):
-            block = codes[start : start + _COUNT_BLOCK_ROWS].astype(np.intp)
-            for k in range(n_labels):
-                hist[k] += np.bincount(block, weights=weights[:, k], minlength=n_codes)
-    out = np.empty((n_labels, sum(sizes)))
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    for hist, (first, stop, _) in zip(hists, groups, strict=True):
-        hist = hist.reshape(n_labels, *[sizes[j] + 1 for j in range(stop - 1, first - 1, -1)])
-        axes = _digit_axes(first, stop)
-        for j, axis in zip(range(first, stop), axes, strict=True):
-            margin = hist.sum(axis=tuple(a for a in axes if a != axis)) if len(axes) > 1 else hist
-            out[:, offsets[j] : offsets[j + 1]] = margin[:, 1:]
+    layout = _layout(sizes)
+    hist = np.zeros((layout.n_codes, resp.shape[1]))
+    _compiled.group_counts(enc, layout.offsets, resp.T, hist)
+    out = np.zeros((resp.shape[1], int(layout.sizes.sum())))
+    _compiled.group_margins(hist, layout.offsets, layout.bounds, layout.sizes, layout.segments, out)
     return out
 
 
-def _group_lookup(enc: tuple, logp: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
+def _group_lookup(enc: np.ndarray, logp: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
     """``sum_j one_hot_j @ logp_j.T`` from group codes: (n, K), components first.
 
     ``logp`` is flat (K, sum(sizes)). Every group gets a table of the summed
@@ -214,32 +233,18 @@ def _group_lookup(enc: tuple, logp: np.ndarray, sizes: tuple[int, ...]) -> np.nd
     reads one entry per group: a ``-inf`` reaches exactly the rows showing that
     category, and no ``0 * -inf`` is ever formed.
     """
-    n_labels, n = logp.shape[0], len(enc[0])
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    groups = _code_groups(sizes)
-    tables = []
-    for first, stop, n_codes in groups:
-        axes = _digit_axes(first, stop)
-        table = np.zeros((n_labels, *[1] * len(axes)))
-        for j, axis in zip(range(first, stop), axes, strict=True):
-            column = np.zeros((n_labels, sizes[j] + 1))
-            column[:, 1:] = logp[:, offsets[j] : offsets[j + 1]]
-            shape = [n_labels] + [1] * len(axes)
-            shape[axis] = sizes[j] + 1
-            table = table + column.reshape(shape)
-        tables.append(table.reshape(n_labels, n_codes))
-    out = np.empty((n_labels, n))
-    scratch = np.empty(min(n, _COUNT_BLOCK_ROWS))
-    for start in range(0, n, _COUNT_BLOCK_ROWS):
-        rows = slice(start, min(n, start + _COUNT_BLOCK_ROWS))
-        part = scratch[: rows.stop - rows.start]
-        for g, (table, codes) in enumerate(zip(tables, enc, strict=True)):
-            block = codes[rows].astype(np.intp)
-            for k in range(n_labels):  # every code is in range: "clip" skips the checks
-                if g == 0:
-                    np.take(table[k], block, out=out[k, rows], mode="clip")
-                else:
-                    out[k, rows] += np.take(table[k], block, out=part, mode="clip")
+    layout = _layout(sizes)
+    table = np.empty((layout.n_codes, logp.shape[0]))
+    _compiled.group_tables(
+        np.ascontiguousarray(logp, dtype=float),
+        layout.offsets,
+        layout.bounds,
+        layout.sizes,
+        layout.segments,
+        table,
+    )
+    out = np.empty((logp.shape[0], len(enc)))
+    _compiled.group_lookup(enc, layout.offsets, table, out)
     return out.T
 
 

@@ -157,11 +157,16 @@ class Bernoulli(_Discrete):
     def category_labels(self) -> list:
         return list(self.values)
 
-    def encode(self, data):
-        """0/1 matrix (NaN-free) and an observed mask (None when complete).
+    def _sizes(self) -> tuple[int, ...]:
+        return (2,) * self.n_columns
 
-        Boolean and 0/1 integer input stays in its dtype (the products cast it block by
-        block); float input is checked in one read and not copied when complete.
+    def encode(self, data):
+        """Group codes (n, groups) of the 0/1 values, as a Categorical block with two
+        categories per column (a missing value is the digit 0); a sparse matrix stays
+        a CSR matrix of 0/1 values.
+
+        Boolean and 0/1 integer input is checked in one read; float input too, and
+        rewritten with -1 for NaN only when a value is missing.
         """
         if sparse.issparse(data):
             x = sparse.csr_array(data, dtype=float)
@@ -170,7 +175,7 @@ class Bernoulli(_Discrete):
                     f"Bernoulli feature {self.name!r} needs 0/1 entries; the sparse input "
                     "has others. Binarize it first (e.g. X > 0)."
                 )
-            return x, None
+            return x
         if isinstance(data, pd.DataFrame) and self.values != (0, 1):
             raw = data.to_numpy(dtype=object)
             x = np.full(raw.shape, np.nan)
@@ -185,58 +190,50 @@ class Bernoulli(_Discrete):
         else:
             x = _as_float_matrix(data, f"Bernoulli feature {self.name!r}")
             if x.dtype.kind == "b":
-                return x, None
+                return _group_codes(x.view(np.uint8), self._sizes())
             if x.dtype.kind in "iu":
                 if x.size and (x.min() < 0 or x.max() > 1):
                     raise ValueError(
                         f"Bernoulli feature {self.name!r} needs 0/1 values; got the range "
                         f"[{x.min()}, {x.max()}]. Binarize it first (e.g. X > 0)."
                     )
-                return x, None
+                return _group_codes(x, self._sizes())
             x = np.asarray(x, dtype=float)
             if _is_zero_one(x):
-                return x, None
+                return _group_codes(x, self._sizes())
         missing = np.isnan(x)
-        has_missing = missing.any()
-        x0 = np.where(missing, 0.0, x) if has_missing else x
-        if np.any((x0 != 0.0) & (x0 != 1.0)):
-            bad = x0[(x0 != 0.0) & (x0 != 1.0)][0]
+        x0 = np.where(missing, -1.0, x)
+        if np.any((x0 != 0.0) & (x0 != 1.0) & ~missing):
+            bad = x0[(x0 != 0.0) & (x0 != 1.0) & ~missing][0]
             raise ValueError(
                 f"Bernoulli feature {self.name!r} needs 0/1 values (NaN for missing); got "
                 f"{bad!r}. Binarize it first (e.g. X > 0)."
             )
-        return x0, ((~missing).astype(float) if has_missing else None)
+        return _group_codes(x0.astype(np.int8), self._sizes())
 
     def count(self, enc, resp: np.ndarray) -> dict:
-        x, observed = enc
-        ones = _column_sums(x, resp)  # (K, d)
-        seen = (
-            np.broadcast_to(resp.sum(axis=0)[:, None], ones.shape)
-            if observed is None
-            else _column_sums(observed, resp)
-        )
+        if not sparse.issparse(enc):
+            flat = _group_counts(enc, resp, self._sizes())
+            return {"counts": flat.reshape(flat.shape[0], self.n_columns, 2)}
+        ones = _column_sums(enc, resp)  # (K, d)
+        seen = np.broadcast_to(resp.sum(axis=0)[:, None], ones.shape)
         return {"counts": np.stack([seen - ones, ones], axis=-1)}
 
     def log_likelihood(self, enc, params: dict) -> np.ndarray:
-        x, observed = enc
         logp = params["log_prob"]  # (K, d, 2)
-        log0, log1 = logp[..., 0], logp[..., 1]
-
-        def score(w1, w0):
-            # x w1 + (observed - x) w0, without materializing (observed - x).
-            out = _product(x, w1 - w0)
-            out += w0.sum(axis=1) if observed is None else _product(observed, w0)
-            return out
-
+        if not sparse.issparse(enc):
+            return _group_lookup(enc, logp.reshape(logp.shape[0], -1), self._sizes())
+        # x log(theta) + (1 - x) log(1 - theta) with the -inf entries zeroed, then the
+        # rows that use an impossible factor ruled out: no 0 * -inf is formed.
         finite = np.isfinite(logp)
-        if finite.all():
-            return score(log1, log0)
-        # A zero probability somewhere: score with the -inf entries zeroed, then count
-        # the impossible factors each row uses and rule those (row, class) pairs out.
         safe = np.where(finite, logp, 0.0)
-        out = score(safe[..., 1], safe[..., 0])
-        impossible = (~finite).astype(float)
-        out[score(impossible[..., 1], impossible[..., 0]) > 0] = -np.inf
+        out = _product(enc, safe[..., 1] - safe[..., 0])
+        out += safe[..., 0].sum(axis=1)
+        if not finite.all():
+            impossible = (~finite).astype(float)
+            hits = _product(enc, impossible[..., 1] - impossible[..., 0])
+            hits += impossible[..., 0].sum(axis=1)
+            out[hits > 0] = -np.inf
         return out
 
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
@@ -411,17 +408,18 @@ class Categorical(_Discrete):
             "`categories`, or use unseen='marginalize' to skip its factor."
         )
 
-    def _range_check(self, dtype: np.dtype):
-        """A check for blocks of integer codes of a block whose categories are ranges:
-        one unsigned comparison per value (a negative code wraps to a huge one)."""
+    def _range_check(self, values: np.ndarray):
+        """A check for the blocks of integer codes ``values`` of a block whose categories
+        are ranges, or None when every value is in range: one unsigned maximum over
+        ``values`` (a negative code wraps to a huge one), and only when that shows a
+        value outside the smallest range, one unsigned comparison per value and block."""
         sizes = np.asarray(self.column_sizes())
-        unsigned = np.dtype(f"u{dtype.itemsize}")
-        smallest = int(sizes.min())
+        unsigned = values.view(np.dtype(f"u{values.dtype.itemsize}"))
+        if not unsigned.size or int(unsigned.max()) < int(sizes.min()):
+            return None
 
         def check(block: np.ndarray) -> np.ndarray:
-            u = block.view(unsigned)
-            if not u.size or int(u.max()) < smallest:
-                return block
+            u = block.view(unsigned.dtype)
             outside = u >= sizes
             if not outside.any():
                 return block
@@ -433,20 +431,19 @@ class Categorical(_Discrete):
         return check
 
     def encode(self, data):
-        """Group codes, one (n,) array per group of columns: the one-hot design of every
-        column in compressed form.
+        """Group codes (n, groups): the one-hot design of every column in compressed form.
 
         ``count`` computes ``one_hot.T @ resp`` from them by weighted histograms and
         ``log_likelihood`` computes ``one_hot @ log_prob.T`` by table lookup: the same
         numbers as the (n, sum of categories) indicator matrix without building it. A
         missing value is an empty row of its column's indicators: it drops out of
-        both. An integer array whose categories are ``0..V-1`` is read once, one block
-        of rows at a time, without a per-column pass.
+        both. An integer array whose categories are ``0..V-1`` is read block by block,
+        without a per-column pass (and checked in one unsigned maximum).
         """
         if isinstance(data, np.ndarray) and data.dtype.kind in "iu":
             arr = _as_2d(data)
             if all(_is_range(c) for c in self.column_categories):
-                return _group_codes(arr, self._sizes(), self._range_check(arr.dtype))
+                return _group_codes(arr, self._sizes(), self._range_check(arr))
         return _group_codes(self.codes(data), self._sizes())
 
     def count(self, enc, resp) -> dict:
