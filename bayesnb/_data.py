@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, _compiled
+from bayesnb import _compiled
+from bayesnb.families import Bernoulli, Categorical, Family, Gaussian
 
 ARRAY_BLOCK = "X"
 

@@ -142,6 +142,8 @@ def test_group_codes_count_and_score_like_the_one_hot_design():
     assert all(g[2] <= families._GROUP_CODES or g[1] - g[0] == 1 for g in groups)
     enc = families._group_codes(codes, sizes)
     resp = rng.dirichlet(np.ones(K), size=n)  # soft, as in EM
+    resp[::3] = np.eye(K)[rng.integers(0, K, len(resp[::3]))] * 2.5  # weighted labels
+    resp[1::7] = 0.0  # rows of weight 0
     offsets = np.cumsum([0, *sizes])
     expected = np.zeros((K, offsets[-1]))
     for j, size in enumerate(sizes):

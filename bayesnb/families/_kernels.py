@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from bayesnb.families import _compiled
+from bayesnb import _compiled
 
 #: Entries of a dense design cast to float at a time: a block small enough to stay in
 #: cache, so a Boolean or integer design is read once and never copied whole.
@@ -234,7 +234,7 @@ def _group_lookup(enc: np.ndarray, logp: np.ndarray, sizes: tuple[int, ...]) -> 
     category, and no ``0 * -inf`` is ever formed.
     """
     layout = _layout(sizes)
-    table = np.empty((layout.n_codes, logp.shape[0]))
+    table = np.empty((logp.shape[0], layout.n_codes))
     _compiled.group_tables(
         np.ascontiguousarray(logp, dtype=float),
         layout.offsets,

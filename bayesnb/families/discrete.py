@@ -115,7 +115,10 @@ class Bernoulli(_Discrete):
     -----
     The parameter is :math:`\\theta = P(x = 1 \\mid c)` and
     :math:`\\log p(x\\mid c) = x\\log\\theta + (1-x)\\log(1-\\theta)`; both logs come
-    from the counts, never from ``log(1 - exp(log theta))``.
+    from the counts, never from ``log(1 - exp(log theta))``. A dense block is
+    encoded like a :class:`Categorical` block with two categories per column (eight
+    columns to a code), so counting is one weighted histogram and scoring one table
+    lookup per eight columns; a sparse matrix is counted and scored by products.
     """
 
     kind = "bernoulli"

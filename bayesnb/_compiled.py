@@ -51,62 +51,88 @@ def _compile_all() -> None:
         _DISPATCHERS[name] = globals()[name] = numba.njit(cache=True, nogil=True)(func)
 
 
+#: Rows of a block of :func:`group_counts` and :func:`group_lookup`: each group's
+#: codes, and the block's labels or scores, are read from L1 while one group's part of
+#: the table stays in L2.
+_BLOCK_ROWS = 2048
+
+
 @_jit
 def group_counts(codes, offsets, resp, hist):
-    """Add ``resp`` (K, n) to ``hist`` (codes, K) at every row's code of every group."""
+    """Add ``resp`` (K, n) to ``hist`` (codes, K) at every row's code of every group.
+
+    By blocks of rows, one group at a time: a block's weights are copied once, rows
+    first, and each group's part of ``hist`` is updated while it is in cache. A row
+    whose responsibilities have one non-zero entry (a label) adds that entry alone.
+    """
     n, n_groups = codes.shape
     n_comp = resp.shape[0]
-    for i in range(n):
-        m, label = 0, 0
-        for k in range(n_comp):
-            if resp[k, i] != 0.0:
-                m += 1
-                label = k
-        if m == 1:  # a label: one update per group
-            w = resp[label, i]
-            for g in range(n_groups):
-                hist[offsets[g] + codes[i, g], label] += w
-        elif m > 1:
-            for g in range(n_groups):
-                b = offsets[g] + codes[i, g]
-                for k in range(n_comp):
-                    hist[b, k] += resp[k, i]
+    label = np.empty(_BLOCK_ROWS, dtype=np.int64)  # -1: several non-zero entries
+    weights = np.empty((_BLOCK_ROWS, n_comp))
+    for start in range(0, n, _BLOCK_ROWS):
+        stop = min(n, start + _BLOCK_ROWS)
+        for i in range(start, stop):
+            m, last = 0, 0
+            for k in range(n_comp):
+                w = resp[k, i]
+                weights[i - start, k] = w
+                if w != 0.0:
+                    m += 1
+                    last = k
+            label[i - start] = last if m == 1 else -1
+        for g in range(n_groups):
+            offset = offsets[g]
+            for i in range(start, stop):
+                b = offset + codes[i, g]
+                k = label[i - start]
+                if k >= 0:
+                    hist[b, k] += weights[i - start, k]
+                else:
+                    for k in range(n_comp):
+                        hist[b, k] += weights[i - start, k]
 
 
 @_jit
 def group_lookup(codes, offsets, table, out):
-    """``out[k, i] = sum_g table[offsets[g] + codes[i, g], k]``: out (K, n)."""
+    """``out[k, i] = sum_g table[k, offsets[g] + codes[i, g]]``: out (K, n).
+
+    By blocks of rows, one component and one group at a time: the inner loop runs
+    down a block's rows, reading each group's codes in order.
+    """
     n, n_groups = codes.shape
-    for i in range(n):
-        for k in range(table.shape[1]):
-            total = 0.0
+    for start in range(0, n, _BLOCK_ROWS):
+        stop = min(n, start + _BLOCK_ROWS)
+        for k in range(table.shape[0]):
+            row = table[k]
+            for i in range(start, stop):
+                out[k, i] = 0.0
             for g in range(n_groups):
-                total += table[offsets[g] + codes[i, g], k]
-            out[k, i] = total
+                offset = offsets[g]
+                for i in range(start, stop):
+                    out[k, i] += row[offset + codes[i, g]]
 
 
 @_jit
 def group_tables(logp, offsets, bounds, sizes, segments, table):
-    """Fill ``table`` (codes, K): the summed ``logp`` (K, sum of sizes) of every code's
+    """Fill ``table`` (K, codes): the summed ``logp`` (K, sum of sizes) of every code's
     digits (a missing digit adds 0).
 
     Built digit by digit from the least significant: the codes of the first ``cur``
     places are extended by each value of the next digit, so the work is about the
     table's size, not its size times the number of columns.
     """
-    n_comp = logp.shape[0]
-    for g in range(len(offsets)):
-        base = offsets[g]
-        for k in range(n_comp):
-            table[base, k] = 0.0
-        cur = 1
-        for j in range(bounds[g], bounds[g + 1]):
-            for digit in range(1, sizes[j] + 1):
-                column = segments[j] + digit - 1
-                for c in range(cur):
-                    for k in range(n_comp):
-                        table[base + digit * cur + c, k] = table[base + c, k] + logp[k, column]
-            cur *= sizes[j] + 1
+    for k in range(logp.shape[0]):
+        row = table[k]
+        for g in range(len(offsets)):
+            base = offsets[g]
+            row[base] = 0.0
+            cur = 1
+            for j in range(bounds[g], bounds[g + 1]):
+                for digit in range(1, sizes[j] + 1):
+                    value = logp[k, segments[j] + digit - 1]
+                    for c in range(cur):
+                        row[base + digit * cur + c] = row[base + c] + value
+                cur *= sizes[j] + 1
 
 
 @_jit
