@@ -94,45 +94,49 @@ def group_counts(codes, offsets, resp, hist):
 
 @_jit
 def group_lookup(codes, offsets, table, out):
-    """``out[k, i] = sum_g table[k, offsets[g] + codes[i, g]]``: out (K, n).
+    """``out[k, i] = sum_g table[offsets[g] + codes[i, g], k]``: out (K, n).
 
-    By blocks of rows, one component and one group at a time: the inner loop runs
-    down a block's rows, reading each group's codes in order.
+    By blocks of rows, one group at a time: each row reads its K entries of the
+    group's part of ``table`` (adjacent), and the block's sums stay in cache.
     """
     n, n_groups = codes.shape
+    n_comp = table.shape[1]
+    acc = np.empty((_BLOCK_ROWS, n_comp))
     for start in range(0, n, _BLOCK_ROWS):
         stop = min(n, start + _BLOCK_ROWS)
-        for k in range(table.shape[0]):
-            row = table[k]
+        acc[:] = 0.0
+        for g in range(n_groups):
+            offset = offsets[g]
             for i in range(start, stop):
-                out[k, i] = 0.0
-            for g in range(n_groups):
-                offset = offsets[g]
-                for i in range(start, stop):
-                    out[k, i] += row[offset + codes[i, g]]
+                b = offset + codes[i, g]
+                for k in range(n_comp):
+                    acc[i - start, k] += table[b, k]
+        for k in range(n_comp):
+            for i in range(start, stop):
+                out[k, i] = acc[i - start, k]
 
 
 @_jit
 def group_tables(logp, offsets, bounds, sizes, segments, table):
-    """Fill ``table`` (K, codes): the summed ``logp`` (K, sum of sizes) of every code's
+    """Fill ``table`` (codes, K): the summed ``logp`` (K, sum of sizes) of every code's
     digits (a missing digit adds 0).
 
     Built digit by digit from the least significant: the codes of the first ``cur``
     places are extended by each value of the next digit, so the work is about the
     table's size, not its size times the number of columns.
     """
-    for k in range(logp.shape[0]):
-        row = table[k]
-        for g in range(len(offsets)):
-            base = offsets[g]
-            row[base] = 0.0
-            cur = 1
-            for j in range(bounds[g], bounds[g + 1]):
-                for digit in range(1, sizes[j] + 1):
-                    value = logp[k, segments[j] + digit - 1]
-                    for c in range(cur):
-                        row[base + digit * cur + c] = row[base + c] + value
-                cur *= sizes[j] + 1
+    n_comp = logp.shape[0]
+    for g in range(len(offsets)):
+        base = offsets[g]
+        table[base] = 0.0
+        cur = 1
+        for j in range(bounds[g], bounds[g + 1]):
+            for digit in range(1, sizes[j] + 1):
+                column = segments[j] + digit - 1
+                for c in range(cur):
+                    for k in range(n_comp):
+                        table[base + digit * cur + c, k] = table[base + c, k] + logp[k, column]
+            cur *= sizes[j] + 1
 
 
 @_jit

@@ -1,25 +1,29 @@
 """Seconds per EM iteration, in units of one plain pass over the data.
 
 The data: n x d binary (0/1 float64) rows drawn from a planted K-component mixture.
-One EM iteration is one sweep over the rows, block by block: the E-step (joint
-log-likelihood ``X @ log_theta.T``, then the log-sum-exp over components) and, while
-the block is in cache, its expected counts (``resp.T @ X``); then the M-step's
-estimates. Two matrix products over the data, so the floor is about 2 passes.
+One EM iteration is one sweep over the rows: the E-step (the joint log-likelihood,
+then the log-sum-exp over components) and the expected counts, then the M-step's
+estimates. Written as matrix products (``X @ log_theta.T``, ``resp.T @ X``) that is
+two reads of X, a floor of about 2 passes. bayesnb does not multiply: the Bernoulli
+block is encoded once, before EM, as one mixed-radix code per eight columns (see
+``bayesnb.families.Bernoulli``), so each iteration reads 13 small codes per row
+instead of 100 floats: the E-step is one table lookup per code and component, the
+expected counts one weighted histogram per code (compiled loops,
+``bayesnb._compiled``).
 
 "One plain pass" is timed in the same run, on the same array:
 
 * ``X @ v`` with a vector v: BLAS reads every entry once (the headline unit);
 * ``X.sum()``: numpy's reduction over every entry (printed for reference).
 
-For context it times a straightforward iteration in plain numpy/scipy: rows-first
-(n, K) layout, ``scipy.special.logsumexp`` over the short axis, ``X.T @ R``. And it
-times the parts of an iteration on their own: the E-step product ``W @ X.T``, the
-engine's components-first log-sum-exp and normalization of the (K, n) joint, the M-step
-product ``R @ X``, and both products fused over L2-sized blocks of rows (the M-step
-product of a block right after its E-step product, nothing else).
+For context it times the product formulation: a straightforward iteration in plain
+numpy/scipy (rows-first (n, K) layout, ``scipy.special.logsumexp`` over the short
+axis, ``X.T @ R``), and the parts on their own: the E-step product ``W @ X.T``, the
+engine's components-first log-sum-exp and normalization of the (K, n) joint, the
+M-step product ``R @ X``, and both products fused over L2-sized blocks of rows.
 
 The EM iteration is timed three ways: with the engine's default sweep blocks, with
-L2-sized blocks (1 MiB of design), and as one block (the E-step over every row, then
+L2-sized blocks (1 MiB of codes), and as one block (the E-step over every row, then
 the M-step over every row). Its time is the difference between runs of
 ``max_iter=m2`` and ``max_iter=m1`` iterations (``MixtureFit.seconds`` times the EM
 loop only, not the encoding), divided by ``m2 - m1``; every timing is the best of
@@ -131,7 +135,6 @@ def main(argv=None) -> dict:
     w, r = rng.normal(size=(args.k, args.d)), rng.random((args.k, args.n))
     logj = rng.normal(size=(args.k, args.n))
     row_bytes = x.itemsize * args.d
-    default_rows = max(1, min(args.n, mixture._SWEEP_BYTES // row_bytes))
     l2_rows = max(1, min(args.n, L2_BLOCK_BYTES // row_bytes))
     reps = 10 * args.repeats
     with threadpool_limits(limits=args.threads):
@@ -175,8 +178,8 @@ def main(argv=None) -> dict:
         + line("  M-step product R @ X", m_product)
         + line(f"  both products fused, blocks of {l2_rows} rows", fused)
         + "  one EM iteration (model.cluster):\n"
-        + line(f"  sweep in blocks of {default_rows} rows (default)", per_iter)
-        + line(f"  sweep in blocks of {l2_rows} rows (1 MiB, L2)", per_iter_l2)
+        + line("  sweep in the engine's default blocks", per_iter)
+        + line("  sweep in blocks of 1 MiB of codes (L2)", per_iter_l2)
         + line("  one block: E-step, then M-step, all rows", per_iter_one)
         + f"  EM iteration / pass: {result['passes']:.2f} passes of X @ v "
         f"({result['passes_vs_sum']:.2f} of X.sum()); target <= 4, floor ~2"

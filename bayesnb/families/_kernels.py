@@ -234,7 +234,7 @@ def _group_lookup(enc: np.ndarray, logp: np.ndarray, sizes: tuple[int, ...]) -> 
     category, and no ``0 * -inf`` is ever formed.
     """
     layout = _layout(sizes)
-    table = np.empty((logp.shape[0], layout.n_codes))
+    table = np.empty((layout.n_codes, logp.shape[0]))
     _compiled.group_tables(
         np.ascontiguousarray(logp, dtype=float),
         layout.offsets,
