@@ -174,7 +174,7 @@ class _Problem:
         self.n = table.n_rows
         self.table = table
         self.blocks = model.bind(table)
-        self.encoded = [b.encode(table.take(b.columns)) for b in self.blocks]
+        self.encoded = [b.encode_repeated(table.take(b.columns)) for b in self.blocks]
         self.class_prior = model.class_prior
         self.estimates = {
             "class": class_estimate,

@@ -281,3 +281,29 @@ def test_infinite_values_are_clear_errors():
     empty[:, 0] = np.nan
     with pytest.raises(ValueError, match="has a column with no observed value"):
         bnb.NaiveBayes(bnb.Gaussian()).fit(empty, y)
+
+
+@pytest.mark.parametrize("dtype", [float, np.uint8, bool])
+def test_bernoulli_codes_for_em_count_and_score_like_the_products(dtype):
+    # EM reads a Bernoulli block as group codes (encode_repeated); the classifier as a
+    # 0/1 design (encode). Both give the same statistics and log-likelihoods, missing
+    # values (float only) and zero probabilities included.
+    rng = np.random.default_rng(11)
+    n, d, K = 500, 19, 4  # 19 columns: groups of 8, 8 and 3
+    X = (rng.random((n, d)) < 0.3).astype(dtype)
+    if dtype is float:
+        X[rng.random((n, d)) < 0.1] = np.nan
+    block = bnb.Bernoulli().bind("X", [f"x{j}" for j in range(d)], X)
+    dense, codes = block.encode(X), block.encode_repeated(X)
+    assert codes.shape == (n, 3)
+    resp = rng.dirichlet(np.ones(K), size=n)
+    resp[::4] = np.eye(K)[rng.integers(0, K, len(resp[::4]))]
+    np.testing.assert_allclose(
+        block.count(codes, resp)["counts"], block.count(dense, resp)["counts"], rtol=1e-12
+    )
+    logp = np.log(rng.dirichlet([1.0, 1.0], size=(K, d)))
+    logp[2, 5, 1] = -np.inf  # theta = 0 for x5 under component 2
+    got, expected = (block.log_likelihood(e, {"log_prob": logp}) for e in (codes, dense))
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(expected))
+    assert np.isneginf(got).any()
+    np.testing.assert_allclose(got[np.isfinite(got)], expected[np.isfinite(got)], rtol=1e-12)

@@ -56,6 +56,12 @@ class Family:
     def _learn(self, data, sample_weight=None) -> None:  # pragma: no cover - overridden
         pass
 
+    def encode_repeated(self, data):
+        """The encoding of ``data`` for a caller that reads it many times (EM's sweeps):
+        a family may spend more here to make each later ``count`` and
+        ``log_likelihood`` cheaper. By default :meth:`encode`."""
+        return self.encode(data)
+
     @property
     def n_columns(self) -> int:
         return len(self.columns)

@@ -115,10 +115,9 @@ class Bernoulli(_Discrete):
     -----
     The parameter is :math:`\\theta = P(x = 1 \\mid c)` and
     :math:`\\log p(x\\mid c) = x\\log\\theta + (1-x)\\log(1-\\theta)`; both logs come
-    from the counts, never from ``log(1 - exp(log theta))``. A dense block is
-    encoded like a :class:`Categorical` block with two categories per column (eight
-    columns to a code), so counting is one weighted histogram and scoring one table
-    lookup per eight columns; a sparse matrix is counted and scored by products.
+    from the counts, never from ``log(1 - exp(log theta))``. Counting and scoring
+    are matrix products with the 0/1 design; for EM, which reads the block at every
+    iteration, :meth:`encode_repeated` folds every eight columns into one code first.
     """
 
     kind = "bernoulli"
@@ -160,16 +159,11 @@ class Bernoulli(_Discrete):
     def category_labels(self) -> list:
         return list(self.values)
 
-    def _sizes(self) -> tuple[int, ...]:
-        return (2,) * self.n_columns
-
     def encode(self, data):
-        """Group codes (n, groups) of the 0/1 values, as a Categorical block with two
-        categories per column (a missing value is the digit 0); a sparse matrix stays
-        a CSR matrix of 0/1 values.
+        """0/1 matrix (NaN-free) and an observed mask (None when complete).
 
-        Boolean and 0/1 integer input is checked in one read; float input too, and
-        rewritten with -1 for NaN only when a value is missing.
+        Boolean and 0/1 integer input stays in its dtype (the products cast it block by
+        block); float input is checked in one read and not copied when complete.
         """
         if sparse.issparse(data):
             x = sparse.csr_array(data, dtype=float)
@@ -178,7 +172,7 @@ class Bernoulli(_Discrete):
                     f"Bernoulli feature {self.name!r} needs 0/1 entries; the sparse input "
                     "has others. Binarize it first (e.g. X > 0)."
                 )
-            return x
+            return x, None
         if isinstance(data, pd.DataFrame) and self.values != (0, 1):
             raw = data.to_numpy(dtype=object)
             x = np.full(raw.shape, np.nan)
@@ -193,50 +187,78 @@ class Bernoulli(_Discrete):
         else:
             x = _as_float_matrix(data, f"Bernoulli feature {self.name!r}")
             if x.dtype.kind == "b":
-                return _group_codes(x.view(np.uint8), self._sizes())
+                return x, None
             if x.dtype.kind in "iu":
                 if x.size and (x.min() < 0 or x.max() > 1):
                     raise ValueError(
                         f"Bernoulli feature {self.name!r} needs 0/1 values; got the range "
                         f"[{x.min()}, {x.max()}]. Binarize it first (e.g. X > 0)."
                     )
-                return _group_codes(x, self._sizes())
+                return x, None
             x = np.asarray(x, dtype=float)
             if _is_zero_one(x):
-                return _group_codes(x, self._sizes())
+                return x, None
         missing = np.isnan(x)
-        x0 = np.where(missing, -1.0, x)
-        if np.any((x0 != 0.0) & (x0 != 1.0) & ~missing):
-            bad = x0[(x0 != 0.0) & (x0 != 1.0) & ~missing][0]
+        has_missing = missing.any()
+        x0 = np.where(missing, 0.0, x) if has_missing else x
+        if np.any((x0 != 0.0) & (x0 != 1.0)):
+            bad = x0[(x0 != 0.0) & (x0 != 1.0)][0]
             raise ValueError(
                 f"Bernoulli feature {self.name!r} needs 0/1 values (NaN for missing); got "
                 f"{bad!r}. Binarize it first (e.g. X > 0)."
             )
-        return _group_codes(x0.astype(np.int8), self._sizes())
+        return x0, ((~missing).astype(float) if has_missing else None)
+
+    def _sizes(self) -> tuple[int, ...]:
+        return (2,) * self.n_columns
+
+    def encode_repeated(self, data):
+        """Group codes (n, groups) of a dense block: the block as a Categorical block
+        with two categories per column (eight columns to a code; the digit 0 for a
+        missing value), read as one table entry per code instead of a row of floats
+        by every E-step and M-step. A sparse matrix keeps :meth:`encode`'s form."""
+        x, observed = enc = self.encode(data)
+        if sparse.issparse(x):
+            return enc
+        if observed is not None:
+            x = np.where(observed > 0, x, -1).astype(np.int8)
+        return _group_codes(x.view(np.uint8) if x.dtype == bool else x, self._sizes())
 
     def count(self, enc, resp: np.ndarray) -> dict:
-        if not sparse.issparse(enc):
+        if isinstance(enc, np.ndarray):  # group codes
             flat = _group_counts(enc, resp, self._sizes())
             return {"counts": flat.reshape(flat.shape[0], self.n_columns, 2)}
-        ones = _column_sums(enc, resp)  # (K, d)
-        seen = np.broadcast_to(resp.sum(axis=0)[:, None], ones.shape)
+        x, observed = enc
+        ones = _column_sums(x, resp)  # (K, d)
+        seen = (
+            np.broadcast_to(resp.sum(axis=0)[:, None], ones.shape)
+            if observed is None
+            else _column_sums(observed, resp)
+        )
         return {"counts": np.stack([seen - ones, ones], axis=-1)}
 
     def log_likelihood(self, enc, params: dict) -> np.ndarray:
         logp = params["log_prob"]  # (K, d, 2)
-        if not sparse.issparse(enc):
+        if isinstance(enc, np.ndarray):  # group codes
             return _group_lookup(enc, logp.reshape(logp.shape[0], -1), self._sizes())
-        # x log(theta) + (1 - x) log(1 - theta) with the -inf entries zeroed, then the
-        # rows that use an impossible factor ruled out: no 0 * -inf is formed.
+        x, observed = enc
+        log0, log1 = logp[..., 0], logp[..., 1]
+
+        def score(w1, w0):
+            # x w1 + (observed - x) w0, without materializing (observed - x).
+            out = _product(x, w1 - w0)
+            out += w0.sum(axis=1) if observed is None else _product(observed, w0)
+            return out
+
         finite = np.isfinite(logp)
+        if finite.all():
+            return score(log1, log0)
+        # A zero probability somewhere: score with the -inf entries zeroed, then count
+        # the impossible factors each row uses and rule those (row, class) pairs out.
         safe = np.where(finite, logp, 0.0)
-        out = _product(enc, safe[..., 1] - safe[..., 0])
-        out += safe[..., 0].sum(axis=1)
-        if not finite.all():
-            impossible = (~finite).astype(float)
-            hits = _product(enc, impossible[..., 1] - impossible[..., 0])
-            hits += impossible[..., 0].sum(axis=1)
-            out[hits > 0] = -np.inf
+        out = score(safe[..., 1], safe[..., 0])
+        impossible = (~finite).astype(float)
+        out[score(impossible[..., 1], impossible[..., 0]) > 0] = -np.inf
         return out
 
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
