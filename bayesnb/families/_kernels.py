@@ -138,37 +138,24 @@ class _Layout(NamedTuple):
     """The arrays of :func:`_code_groups` that the compiled loops take."""
 
     sizes: np.ndarray  # (d,) categories of every column
-    place: np.ndarray  # (d,) place value of every column's digit in its group's code
-    group: np.ndarray  # (d,) the group of every column
     bounds: np.ndarray  # (G + 1,) the columns of group g are bounds[g]:bounds[g + 1]
     offsets: np.ndarray  # (G,) the first row of every group in a (codes, K) table
     segments: np.ndarray  # (d,) where every column starts in the flat (K, sum(sizes))
     n_codes: int  # rows of a (codes, K) table: every group's codes
-    dtype: np.dtype  # of the codes
 
 
 @functools.lru_cache(maxsize=64)
 def _layout(sizes: tuple[int, ...]) -> _Layout:
     groups = _code_groups(sizes)
-    place = np.empty(len(sizes), dtype=np.int64)
-    group = np.empty(len(sizes), dtype=np.int64)
-    for g, (first, stop, _) in enumerate(groups):
-        value = 1
-        for j in range(first, stop):
-            place[j], group[j] = value, g
-            value *= sizes[j] + 1
     n_codes = [g[2] for g in groups]
     layout = _Layout(
         sizes=np.asarray(sizes, dtype=np.int64),
-        place=place,
-        group=group,
         bounds=np.array([g[0] for g in groups] + [len(sizes)], dtype=np.int64),
         offsets=np.concatenate([[0], np.cumsum(n_codes)[:-1]]).astype(np.int64),
         segments=np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64),
         n_codes=int(sum(n_codes)),
-        dtype=np.min_scalar_type(max(n_codes) - 1),
     )
-    for array in layout[:6]:
+    for array in layout[:4]:
         array.flags.writeable = False  # shared by every call through the cache
     return layout
 
