@@ -1,18 +1,19 @@
-"""The compiled loops of the families' kernels.
+"""The compiled loops of the families' kernels and of the class labels.
 
 Each function here is plain Python over arrays, compiled by numba the first time it
 is called (numba is imported then, so ``import bayesnb`` stays fast) and cached on
 disk, so later processes load the machine code instead of compiling again. The
-loops read their input once, row by row, and are written for few components (K):
-a row whose responsibilities have a single non-zero entry (a classifier's label)
-costs one update instead of K.
+loops over group codes go by blocks of rows, one group at a time, so each group's
+part of a table stays in cache; a row whose responsibilities have a single non-zero
+entry (a classifier's label) costs one update instead of K.
 
 Group codes (see :func:`bayesnb.families._kernels._code_groups`): the columns of a
 discrete block are folded into one mixed-radix code per group of adjacent columns.
-Column ``j``'s digit is its category code + 1, or 0 when the value is missing, and
-its place value is ``place[j]``; ``bounds[g]:bounds[g + 1]`` are the columns of
-group ``g``, whose codes occupy rows ``offsets[g]:offsets[g] + n_codes`` of a
-(codes, K) table.
+Column ``j``'s digit is its category code + 1, or 0 when the value is missing, in
+base ``sizes[j] + 1``, the group's first column least significant;
+``bounds[g]:bounds[g + 1]`` are the columns of group ``g``, whose codes occupy rows
+``offsets[g]:offsets[g] + n_codes`` of a (codes, K) table, and column ``j``'s
+categories start at ``segments[j]`` of a flat (K, sum of sizes) array.
 """
 
 from __future__ import annotations
