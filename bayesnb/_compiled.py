@@ -27,14 +27,14 @@ _LOOPS: dict = {}
 _DISPATCHERS: dict = {}
 
 
-def _jit(func):
+def _jit(func, inline: bool = False):
     """``func`` run through numba (no Python objects, cached on disk).
 
     Every loop of this module is handed to ``numba.njit`` on the first call of any of
     them, and the module's names then point at the dispatchers, so a loop that calls
     another is compiled against the compiled one.
     """
-    _LOOPS[func.__name__] = func
+    _LOOPS[func.__name__] = (func, inline)
 
     @functools.wraps(func)
     def call(*args):
@@ -45,76 +45,224 @@ def _jit(func):
     return call
 
 
+def _inline(func):
+    """A helper loop, compiled into every loop that calls it (numba's
+    ``inline="always"``): the caller's own buffers then stay distinct from its other
+    arrays, which lets the compiler keep values in registers and vectorize."""
+    return _jit(func, inline=True)
+
+
 def _compile_all() -> None:
     import numba
 
-    for name, func in _LOOPS.items():
-        _DISPATCHERS[name] = globals()[name] = numba.njit(cache=True, nogil=True)(func)
+    for name, (func, inline) in _LOOPS.items():
+        options = {"inline": "always"} if inline else {}
+        _DISPATCHERS[name] = globals()[name] = numba.njit(cache=True, nogil=True, **options)(
+            func
+        )
 
 
-#: Rows of a block of :func:`group_counts` and :func:`group_lookup`: each group's
-#: codes, and the block's labels or scores, are read from L1 while one group's part of
-#: the table stays in L2.
+#: Rows of a block of the loops below: each group's codes, and the block's labels or
+#: scores, are read from L1 while one group's part of the table stays in L2.
 _BLOCK_ROWS = 2048
+
+#: Entries of a block of category codes turned into digits at a time (the digits of
+#: a wide block take fewer rows).
+_DIGIT_ENTRIES = 1 << 14
+
+
+@_inline
+def _digit_rows(n_columns):
+    """Rows of a block of :func:`_block_digits` for ``n_columns`` columns."""
+    return max(16, min(_BLOCK_ROWS, _DIGIT_ENTRIES // max(1, n_columns)))
+
+
+@_inline
+def _block_digits(values, start, stop, sizes, digits):
+    """Fill ``digits[j, r]`` (a (d, rows) buffer) with the digit of column ``j`` of row
+    ``start + r`` of the category codes ``values`` (n, d): the code + 1, or 0 for an
+    entry outside ``0..sizes[j]-1`` (a missing -1 or NaN, an unseen value). Return how
+    many entries were outside, and the flat index of the first (-1 when none).
+
+    The rows are read once, row by row, into digits stored column by column, so the
+    sums of every group's place values run along contiguous rows.
+    """
+    n_columns = values.shape[1]
+    outside = 0
+    for r in range(stop - start):
+        row = values[start + r]
+        for j in range(n_columns):
+            v = row[j]
+            ok = (v >= 0) & (v < sizes[j])
+            digits[j, r] = np.int64(v) + 1 if ok else 0
+            outside += not ok
+    first = -1
+    if outside:
+        for e in range((stop - start) * n_columns):
+            if digits[e % n_columns, e // n_columns] == 0:
+                first = start * n_columns + e
+                break
+    return outside, first
+
+
+@_inline
+def _fold_group(digits, m, first, stop, place, codes):
+    """``codes[r] = sum_j place[j] * digits[j, r]`` over the columns ``first..stop-1``
+    of one group, for the block's ``m`` rows."""
+    codes[:m] = 0
+    for j in range(first, stop):
+        p = place[j]
+        for r in range(m):
+            codes[r] += p * digits[j, r]
+
+
+@_inline
+def _block_labels(labels, weights, resp, start, stop, label, weight):
+    """Fill ``label``/``weight`` for rows ``start..stop-1``: from the class ``labels``
+    (n,) and ``weights`` ((n,), or (1,) for every row) when ``labels`` is not empty,
+    else from ``resp`` (K, n): the one non-zero entry of a row and its column, or -1
+    for a row with several."""
+    if len(labels):
+        each = len(weights) > 1
+        for i in range(start, stop):
+            label[i - start] = labels[i]
+            weight[i - start] = weights[i] if each else weights[0]
+        return
+    n_comp = resp.shape[0]
+    for i in range(start, stop):
+        m, last = 0, 0
+        for k in range(n_comp):
+            nonzero = resp[k, i] != 0.0
+            m += nonzero
+            last = k if nonzero else last
+        label[i - start] = last if m == 1 else -1
+        weight[i - start] = resp[last, i]
+
+
+@_inline
+def _count_codes(codes, offset, start, stop, label, weight, resp, hist):
+    """Add rows ``start..stop-1``, whose codes of one group are ``codes[:stop-start]``,
+    to that group's part of ``hist`` (codes, K), from row ``offset`` on: a labelled
+    row adds its weight to its class, any other row its ``resp`` column."""
+    n_comp = hist.shape[1]
+    for r in range(stop - start):
+        b = offset + codes[r]
+        k = label[r]
+        if k >= 0:
+            hist[b, k] += weight[r]
+        else:
+            for k in range(n_comp):
+                hist[b, k] += resp[k, start + r]
+
+
+@_inline
+def _lookup_codes(codes, offset, m, table, acc):
+    """Add ``table[offset + codes[r]]`` (K entries, adjacent) to ``acc[r]`` for the
+    block's ``m`` rows."""
+    for r in range(m):
+        b = offset + codes[r]
+        for k in range(table.shape[1]):
+            acc[r, k] += table[b, k]
 
 
 @_jit
-def group_counts(codes, offsets, resp, hist):
-    """Add ``resp`` (K, n) to ``hist`` (codes, K) at every row's code of every group.
-
-    By blocks of rows, one group at a time: a block's weights are copied once, rows
-    first, and each group's part of ``hist`` is updated while it is in cache. A row
-    whose responsibilities have one non-zero entry (a label) adds that entry alone.
-    """
-    n, n_groups = codes.shape
-    n_comp = resp.shape[0]
-    label = np.empty(_BLOCK_ROWS, dtype=np.int64)  # -1: several non-zero entries
-    weights = np.empty((_BLOCK_ROWS, n_comp))
+def group_counts(codes, offsets, labels, weights, resp, hist):
+    """Add every row of the group codes ``codes`` (n, G) to ``hist`` (codes, K), with
+    the weights of :func:`_block_labels`, by blocks of rows, one group at a time."""
+    n = codes.shape[0]
+    label = np.empty(_BLOCK_ROWS, dtype=np.int64)
+    weight = np.empty(_BLOCK_ROWS)
     for start in range(0, n, _BLOCK_ROWS):
         stop = min(n, start + _BLOCK_ROWS)
-        for i in range(start, stop):
-            m, last = 0, 0
-            for k in range(n_comp):
-                w = resp[k, i]
-                weights[i - start, k] = w
-                if w != 0.0:
-                    m += 1
-                    last = k
-            label[i - start] = last if m == 1 else -1
-        for g in range(n_groups):
-            offset = offsets[g]
-            for i in range(start, stop):
-                b = offset + codes[i, g]
-                k = label[i - start]
-                if k >= 0:
-                    hist[b, k] += weights[i - start, k]
-                else:
-                    for k in range(n_comp):
-                        hist[b, k] += weights[i - start, k]
+        _block_labels(labels, weights, resp, start, stop, label, weight)
+        for g in range(len(offsets)):
+            _count_codes(codes[start:stop, g], offsets[g], start, stop, label, weight, resp, hist)
+
+
+@_jit
+def value_counts(values, sizes, place, bounds, offsets, labels, weights, resp, hist):
+    """:func:`group_counts` of the group codes of the category codes ``values``, made
+    block by block and never stored; returns :func:`_block_digits`' outside count and
+    first outside entry."""
+    n, n_columns = values.shape
+    rows = _digit_rows(n_columns)
+    digits = np.empty((n_columns, rows), dtype=np.int64)
+    codes = np.empty(rows, dtype=np.int64)
+    label = np.empty(rows, dtype=np.int64)
+    weight = np.empty(rows)
+    outside, first = 0, -1
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        got, at = _block_digits(values, start, stop, sizes, digits)
+        outside += got
+        first = at if first < 0 else first
+        _block_labels(labels, weights, resp, start, stop, label, weight)
+        for g in range(len(offsets)):
+            _fold_group(digits, stop - start, bounds[g], bounds[g + 1], place, codes)
+            _count_codes(codes, offsets[g], start, stop, label, weight, resp, hist)
+    return outside, first
+
+
+@_jit
+def value_codes(values, sizes, place, bounds, out):
+    """Fill ``out`` (n, G) with the group codes of the category codes ``values``;
+    returns :func:`_block_digits`' outside count and first outside entry."""
+    n, n_columns = values.shape
+    rows = _digit_rows(n_columns)
+    digits = np.empty((n_columns, rows), dtype=np.int64)
+    codes = np.empty(rows, dtype=np.int64)
+    outside, first = 0, -1
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        got, at = _block_digits(values, start, stop, sizes, digits)
+        outside += got
+        first = at if first < 0 else first
+        for g in range(out.shape[1]):
+            _fold_group(digits, stop - start, bounds[g], bounds[g + 1], place, codes)
+            for r in range(stop - start):
+                out[start + r, g] = codes[r]
+    return outside, first
 
 
 @_jit
 def group_lookup(codes, offsets, table, out):
-    """``out[k, i] = sum_g table[offsets[g] + codes[i, g], k]``: out (K, n).
-
-    By blocks of rows, one group at a time: each row reads its K entries of the
-    group's part of ``table`` (adjacent), and the block's sums stay in cache.
-    """
-    n, n_groups = codes.shape
-    n_comp = table.shape[1]
-    acc = np.empty((_BLOCK_ROWS, n_comp))
+    """``out[k, i] = sum_g table[offsets[g] + codes[i, g], k]``: out (K, n), by blocks
+    of rows, one group at a time (each row reads K adjacent entries of ``table``)."""
+    n = codes.shape[0]
+    acc = np.empty((_BLOCK_ROWS, table.shape[1]))
     for start in range(0, n, _BLOCK_ROWS):
         stop = min(n, start + _BLOCK_ROWS)
         acc[:] = 0.0
-        for g in range(n_groups):
-            offset = offsets[g]
-            for i in range(start, stop):
-                b = offset + codes[i, g]
-                for k in range(n_comp):
-                    acc[i - start, k] += table[b, k]
-        for k in range(n_comp):
-            for i in range(start, stop):
-                out[k, i] = acc[i - start, k]
+        for g in range(len(offsets)):
+            _lookup_codes(codes[start:stop, g], offsets[g], stop - start, table, acc)
+        for k in range(table.shape[1]):
+            for r in range(stop - start):
+                out[k, start + r] = acc[r, k]
+
+
+@_jit
+def value_lookup(values, sizes, place, bounds, offsets, table, out):
+    """:func:`group_lookup` of the group codes of the category codes ``values``, made
+    block by block; returns :func:`_block_digits`' outside count and first entry."""
+    n, n_columns = values.shape
+    rows = _digit_rows(n_columns)
+    digits = np.empty((n_columns, rows), dtype=np.int64)
+    codes = np.empty(rows, dtype=np.int64)
+    acc = np.empty((rows, table.shape[1]))
+    outside, first = 0, -1
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        got, at = _block_digits(values, start, stop, sizes, digits)
+        outside += got
+        first = at if first < 0 else first
+        acc[:] = 0.0
+        for g in range(len(offsets)):
+            _fold_group(digits, stop - start, bounds[g], bounds[g + 1], place, codes)
+            _lookup_codes(codes, offsets[g], stop - start, table, acc)
+        for k in range(table.shape[1]):
+            for r in range(stop - start):
+                out[k, start + r] = acc[r, k]
+    return outside, first
 
 
 @_jit
@@ -219,3 +367,16 @@ def one_hot(codes, weights, resp):
         for k in range(n_comp):
             resp[k, i] = 0.0
         resp[codes[i], i] = weights[i] if each else weights[0]
+
+
+@_jit
+def label_totals(codes, weights, out):
+    """Add ``weights[i]`` (or ``weights[0]`` for every row, when ``weights`` has one
+    entry) to ``out[codes[i]]`` for every row: four interleaved sums, so consecutive
+    rows of one class do not wait on each other."""
+    each = len(weights) > 1
+    acc = np.zeros((4, len(out)))
+    for i in range(len(codes)):
+        acc[i & 3, codes[i]] += weights[i] if each else weights[0]
+    for k in range(len(out)):
+        out[k] += acc[0, k] + acc[1, k] + acc[2, k] + acc[3, k]

@@ -10,6 +10,7 @@ from scipy import sparse
 
 from bayesnb import _compiled
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian
+from bayesnb.families._kernels import Labels
 
 ARRAY_BLOCK = "X"
 
@@ -191,9 +192,9 @@ def _integer_codes(y, n_rows: int):
     return codes, (np.flatnonzero(rank >= 0) + lo).tolist()
 
 
-def one_hot_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> np.ndarray:
-    """(n, K) indicators of ``codes``, laid out components first (Fortran order)."""
-    w = np.ones(1)
+def class_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> Labels:
+    """The class labels as responsibilities: ``codes`` with their validated weights."""
+    w = None
     if sample_weight is not None:
         w = np.asarray(sample_weight, dtype=float)
         if w.shape != (len(codes),) or np.any(w < 0) or not np.all(np.isfinite(w)):
@@ -206,6 +207,4 @@ def one_hot_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> np.n
                 "sample_weight is zero for every row, so there is nothing to learn from; "
                 "give at least one row a positive weight."
             )
-    resp = np.empty((n_labels, len(codes)))
-    _compiled.one_hot(codes, w, resp)
-    return resp.T
+    return Labels(codes, n_labels, w)

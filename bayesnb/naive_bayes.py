@@ -7,7 +7,7 @@ import math
 import numpy as np
 import xarray as xr
 
-from bayesnb._data import Table, declare, encode_labels, one_hot_labels, split_target
+from bayesnb._data import Table, class_labels, declare, encode_labels, split_target
 from bayesnb.families import Bernoulli, Family
 from bayesnb.model import FittedModel
 from bayesnb.priors import Dirichlet, check_estimate
@@ -106,8 +106,8 @@ class NaiveBayes:
         X, y, target_name = split_target(X, y, target)
         table = Table(X, feature_names=feature_names)
         codes, labels = encode_labels(y, table.n_rows)
-        resp = one_hot_labels(codes, len(labels), sample_weight)
-        blocks = self.bind(table, None if sample_weight is None else resp.sum(axis=1), counted=True)
+        resp = class_labels(codes, len(labels), sample_weight)
+        blocks = self.bind(table, resp.weights, counted=True)
         stats = [b.count(b.encode(table.take(b.columns)), resp) for b in blocks]
         estimates = {
             "class": class_estimate,
@@ -117,7 +117,7 @@ class NaiveBayes:
             labels=labels,
             blocks=blocks,
             stats=stats,
-            class_counts=resp.sum(axis=0),
+            class_counts=resp.totals(),
             class_prior=self.class_prior,
             estimates=estimates,
             feature_names=table.names,

@@ -33,7 +33,7 @@ import pandas as pd
 from scipy import sparse, special
 from sklearn.feature_extraction.text import CountVectorizer
 
-from bayesnb._data import encode_labels, one_hot_labels
+from bayesnb._data import class_labels, encode_labels
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.model import log_normalize
 from bayesnb.naive_bayes import NaiveBayesFit
@@ -393,7 +393,7 @@ class TextNaiveBayes:
         check_estimate(estimate)
         check_estimate(class_estimate, "class_estimate")
         codes, labels = encode_labels(y, X.shape[0])
-        resp = one_hot_labels(codes, len(labels), sample_weight)
+        resp = class_labels(codes, len(labels), sample_weight)
         family = Multinomial
         if self.event_model == "bernoulli":
             X, family = _presence(X), Bernoulli
@@ -405,7 +405,7 @@ class TextNaiveBayes:
             labels=labels,
             blocks=[block],
             stats=[block.count(block.encode(X), resp)],
-            class_counts=resp.sum(axis=0),
+            class_counts=resp.totals(),
             class_prior=self.class_prior,
             estimates={"class": class_estimate, "features": {BLOCK: estimate}},
             feature_names=names,

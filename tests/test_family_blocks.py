@@ -140,26 +140,65 @@ def test_group_codes_count_and_score_like_the_one_hot_design():
     # bases 2 * 3 * 6 = 36 (times 301 would pass 8192); 301 * 4; 9001 alone; ...
     assert [g[:2] for g in groups][:3] == [(0, 3), (3, 5), (5, 6)]
     assert all(g[2] <= families._GROUP_CODES or g[1] - g[0] == 1 for g in groups)
-    enc = families._group_codes(codes, sizes)
+    enc, outside, first = families._group_codes(codes, sizes)
+    assert outside == int((codes < 0).sum())
+    assert first == int(np.flatnonzero(codes.ravel() < 0)[0])
     resp = rng.dirichlet(np.ones(K), size=n)  # soft, as in EM
     resp[::3] = np.eye(K)[rng.integers(0, K, len(resp[::3]))] * 2.5  # weighted labels
     resp[1::7] = 0.0  # rows of weight 0
     offsets = np.cumsum([0, *sizes])
-    expected = np.zeros((K, offsets[-1]))
-    for j, size in enumerate(sizes):
-        for v in range(size):
-            expected[:, offsets[j] + v] = resp[codes[:, j] == v].sum(axis=0)
+
+    def expected_counts(resp):
+        out = np.zeros((K, offsets[-1]))
+        for j, size in enumerate(sizes):
+            for v in range(size):
+                out[:, offsets[j] + v] = resp[codes[:, j] == v].sum(axis=0)
+        return out
+
+    expected = expected_counts(resp)
     np.testing.assert_allclose(families._group_counts(enc, resp, sizes), expected, rtol=1e-12)
+    # The same counts with the group codes made block by block from the codes.
+    flat, got_outside, got_first = families._value_counts(codes, resp, sizes)
+    np.testing.assert_allclose(flat, expected, rtol=1e-12)
+    assert (got_outside, got_first) == (outside, first)
+    # Class labels with weights: the same counts as their one-hot matrix.
+    labels = families.Labels(rng.integers(0, K, n), K, rng.uniform(0, 3, n))
+    by_labels = expected_counts(labels.dense())
+    np.testing.assert_allclose(families._group_counts(enc, labels, sizes), by_labels, rtol=1e-12)
+    by_values = families._value_counts(codes, labels, sizes)[0]
+    np.testing.assert_allclose(by_values, by_labels, rtol=1e-12)
+    np.testing.assert_allclose(labels.totals(), labels.dense().sum(axis=0), rtol=1e-12)
     logp = np.log(rng.random((K, offsets[-1])))
     logp[1, offsets[2] + 3] = -np.inf  # a zero probability reaches only its rows
     score = np.zeros((n, K))
     for j in range(len(sizes)):
         seen = codes[:, j] >= 0
         score[seen] += logp[:, offsets[j] + codes[seen, j]].T
-    got = families._group_lookup(enc, logp, sizes)
-    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(score))
     finite = np.isfinite(score)
-    np.testing.assert_allclose(got[finite], score[finite], rtol=1e-12)
+    for got in (
+        families._group_lookup(enc, logp, sizes),
+        families._value_lookup(codes, logp, sizes)[0],
+    ):
+        np.testing.assert_array_equal(np.isneginf(got), np.isneginf(score))
+        np.testing.assert_allclose(got[finite], score[finite], rtol=1e-12)
+
+
+def test_group_codes_read_other_values_as_missing():
+    """Codes past a column's size, NaN, and huge unsigned integers all get digit 0."""
+    sizes = (3, 4)
+    codes = np.array([[0, 3], [3, 1], [2, 4], [-5, 0]])
+    enc, outside, first = families._group_codes(codes, sizes)
+    # digits (v + 1, or 0): place values 1 and 4
+    np.testing.assert_array_equal(enc[:, 0], [1 + 4 * 4, 0 + 4 * 2, 3 + 4 * 0, 0 + 4 * 1])
+    assert (outside, first) == (3, 2)
+    floats = np.array([[0.0, np.nan], [np.nan, 3.0]])
+    enc, outside, first = families._group_codes(floats, sizes)
+    np.testing.assert_array_equal(enc[:, 0], [1, 4 * 4])
+    assert (outside, first) == (2, 1)
+    huge = np.array([[2**63 + 1, 2]], dtype=np.uint64)
+    enc, outside, first = families._group_codes(huge, sizes)
+    np.testing.assert_array_equal(enc[:, 0], [4 * 3])
+    assert (outside, first) == (1, 0)
 
 
 def test_block_round_trips_through_save_and_load(ragged, tmp_path):

@@ -82,6 +82,8 @@ def responsibilities(seed=2):
 def rows_of(enc, rows):
     if enc is None:
         return None
+    if hasattr(enc, "values") and hasattr(enc, "checked"):  # a Categorical's codes
+        return enc._replace(values=enc.values[rows])
     if isinstance(enc, tuple):
         return tuple(rows_of(e, rows) for e in enc)
     return enc[rows]

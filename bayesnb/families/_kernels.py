@@ -109,10 +109,6 @@ def _finite_nonnegative(values: np.ndarray) -> bool:
 #: large enough to fold several few-valued columns into one code.
 _GROUP_CODES = 1 << 13
 
-#: Entries of a block of categorical values turned into group codes at a time.
-_CODE_BLOCK_ENTRIES = 1 << 16
-
-
 @functools.lru_cache(maxsize=64)
 def _code_groups(sizes: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
     """Adjacent categorical columns folded into one mixed-radix code per group.
@@ -138,67 +134,109 @@ class _Layout(NamedTuple):
     """The arrays of :func:`_code_groups` that the compiled loops take."""
 
     sizes: np.ndarray  # (d,) categories of every column
+    place: np.ndarray  # (d,) the place value of every column's digit in its group's code
     bounds: np.ndarray  # (G + 1,) the columns of group g are bounds[g]:bounds[g + 1]
     offsets: np.ndarray  # (G,) the first row of every group in a (codes, K) table
     segments: np.ndarray  # (d,) where every column starts in the flat (K, sum(sizes))
     n_codes: int  # rows of a (codes, K) table: every group's codes
+    code_dtype: np.dtype  # the smallest unsigned type holding every group's codes
 
 
 @functools.lru_cache(maxsize=64)
 def _layout(sizes: tuple[int, ...]) -> _Layout:
     groups = _code_groups(sizes)
     n_codes = [g[2] for g in groups]
-    layout = _Layout(
-        sizes=np.asarray(sizes, dtype=np.int64),
-        bounds=np.array([g[0] for g in groups] + [len(sizes)], dtype=np.int64),
-        offsets=np.concatenate([[0], np.cumsum(n_codes)[:-1]]).astype(np.int64),
-        segments=np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64),
-        n_codes=int(sum(n_codes)),
-    )
-    for array in layout[:4]:
-        array.flags.writeable = False  # shared by every call through the cache
-    return layout
-
-
-def _group_codes(values: np.ndarray, sizes: tuple[int, ...], check=None) -> np.ndarray:
-    """The group codes (n, G) of category codes ``values`` (n, d), -1 where missing.
-
-    One block of rows at a time: ``check(block)`` (optional) validates the block and
-    returns it, or a copy with -1 for the values outside the domain; the block is cast
-    to a small unsigned buffer, one contiguous row per column, every row is multiplied
-    by its column's place value, and each group's rows are summed, plus the group's
-    sum of place values (the "+ 1" of every digit). The arithmetic is modulo the
-    buffer's range, in which a missing -1 times its place value cancels that "+ 1":
-    every code is below the range, so the modular sums are the exact codes.
-    """
-    groups = _code_groups(sizes)
-    n, d = values.shape
-    dtype = np.min_scalar_type(max(g[2] for g in groups) - 1)
-    place = np.empty((d, 1), dtype=dtype)
+    place = np.empty(len(sizes), dtype=np.int64)
     for first, stop, _ in groups:
         value = 1
         for j in range(first, stop):
             place[j] = value
             value *= sizes[j] + 1
-    offsets = [int(place[first:stop].sum()) for first, stop, _ in groups]
-    out = np.empty((len(groups), n), dtype=dtype)  # returned as (n, G): groups contiguous
-    step = max(1, _CODE_BLOCK_ENTRIES // max(1, d))
-    digits = np.empty((d, min(n, step)), dtype=dtype)
-    for start in range(0, n, step):
-        block = values[start : start + step]
-        if check is not None:
-            block = check(block)
-        dig = digits[:, : len(block)]
-        np.copyto(dig, block.T, casting="unsafe")
-        dig *= place
-        for codes, (first, stop, _), offset in zip(out, groups, offsets, strict=True):
-            acc = codes[start : start + len(block)]
-            np.add.reduce(dig[first:stop], axis=0, out=acc)
-            acc += offset
-    return out.T
+    layout = _Layout(
+        sizes=np.asarray(sizes, dtype=np.int64),
+        place=place,
+        bounds=np.array([g[0] for g in groups] + [len(sizes)], dtype=np.int64),
+        offsets=np.concatenate([[0], np.cumsum(n_codes)[:-1]]).astype(np.int64),
+        segments=np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64),
+        n_codes=int(sum(n_codes)),
+        code_dtype=np.min_scalar_type(max(n_codes) - 1),
+    )
+    for array in layout[:5]:
+        array.flags.writeable = False  # shared by every call through the cache
+    return layout
 
 
-def _group_counts(enc: np.ndarray, resp: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
+class Labels:
+    """Responsibilities that are class labels: row ``i`` belongs to class ``codes[i]``
+    alone, with weight ``weights[i]`` (1 when ``weights`` is None).
+
+    Stands for the (n, K) one-hot matrix without building it: a kernel that counts
+    by label reads ``codes``, and :meth:`dense` builds the matrix (once) for one
+    that takes products with it.
+    """
+
+    def __init__(self, codes: np.ndarray, n_labels: int, weights: np.ndarray | None = None):
+        self.codes = np.asarray(codes, dtype=np.intp)
+        self.n_labels = int(n_labels)
+        self.weights = weights
+        self._dense = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.codes), self.n_labels)
+
+    def dense(self) -> np.ndarray:
+        """The (n, K) one-hot matrix of weights, components first (Fortran order)."""
+        if self._dense is None:
+            resp = np.empty((self.n_labels, len(self.codes)))
+            _compiled.one_hot(self.codes, self._kernel_weights(), resp)
+            self._dense = resp.T
+        return self._dense
+
+    def totals(self) -> np.ndarray:
+        """The weight of every class: the column sums of :meth:`dense`."""
+        totals = np.zeros(self.n_labels)
+        _compiled.label_totals(self.codes, self._kernel_weights(), totals)
+        return totals
+
+    def _kernel_weights(self) -> np.ndarray:
+        return np.ones(1) if self.weights is None else self.weights
+
+
+def dense(resp) -> np.ndarray:
+    """``resp`` as an (n, K) array (a :class:`Labels` as its one-hot matrix)."""
+    return resp.dense() if isinstance(resp, Labels) else resp
+
+
+def _label_args(resp):
+    """The (labels, weights, resp (K, n)) arguments of the compiled counting loops."""
+    if isinstance(resp, Labels):
+        return resp.codes, resp._kernel_weights(), np.empty((resp.n_labels, 0))
+    return np.empty(0, dtype=np.intp), np.ones(1), resp.T
+
+
+def _signed(values: np.ndarray) -> np.ndarray:
+    """``values`` with unsigned 64-bit integers read as signed (a huge code turns
+    negative, outside every domain), so the loops compare integers with integers."""
+    return values.view(np.int64) if values.dtype == np.uint64 else values
+
+
+def _group_codes(values: np.ndarray, sizes: tuple[int, ...]) -> tuple[np.ndarray, int, int]:
+    """The group codes (n, G) of category codes ``values`` (n, d), groups contiguous.
+
+    An entry outside ``0..sizes[j]-1`` (a missing -1 or NaN, an unseen value) gets
+    the digit 0. Also returns how many entries were outside and the flat index of the
+    first (-1 when none).
+    """
+    layout = _layout(sizes)
+    out = np.empty((len(layout.offsets), len(values)), dtype=layout.code_dtype).T
+    outside, first = _compiled.value_codes(
+        _signed(values), layout.sizes, layout.place, layout.bounds, out
+    )
+    return out, int(outside), int(first)
+
+
+def _group_counts(enc: np.ndarray, resp, sizes: tuple[int, ...]) -> np.ndarray:
     """``resp.T @ one_hot`` of every column, flat (K, sum(sizes)), from group codes.
 
     One weighted histogram of every group's codes over the rows, then each column's
@@ -206,21 +244,38 @@ def _group_counts(enc: np.ndarray, resp: np.ndarray, sizes: tuple[int, ...]) -> 
     """
     layout = _layout(sizes)
     hist = np.zeros((layout.n_codes, resp.shape[1]))
-    _compiled.group_counts(enc, layout.offsets, resp.T, hist)
-    out = np.zeros((resp.shape[1], int(layout.sizes.sum())))
+    _compiled.group_counts(enc, layout.offsets, *_label_args(resp), hist)
+    return _margins(hist, layout, resp.shape[1])
+
+
+def _value_counts(values: np.ndarray, resp, sizes: tuple[int, ...]):
+    """:func:`_group_counts` of the category codes ``values`` (n, d), their group codes
+    made block by block and never stored; also returns :func:`_group_codes`' outside
+    count and first outside entry."""
+    layout = _layout(sizes)
+    hist = np.zeros((layout.n_codes, resp.shape[1]))
+    outside, first = _compiled.value_counts(
+        _signed(values),
+        layout.sizes,
+        layout.place,
+        layout.bounds,
+        layout.offsets,
+        *_label_args(resp),
+        hist,
+    )
+    return _margins(hist, layout, resp.shape[1]), int(outside), int(first)
+
+
+def _margins(hist: np.ndarray, layout: _Layout, n_comp: int) -> np.ndarray:
+    """Every column's counts, flat (K, sum(sizes)), from the groups' histogram."""
+    out = np.zeros((n_comp, int(layout.sizes.sum())))
     _compiled.group_margins(hist, layout.offsets, layout.bounds, layout.sizes, layout.segments, out)
     return out
 
 
-def _group_lookup(enc: np.ndarray, logp: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
-    """``sum_j one_hot_j @ logp_j.T`` from group codes: (n, K), components first.
-
-    ``logp`` is flat (K, sum(sizes)). Every group gets a table of the summed
-    log-probabilities of its columns' digits (a missing digit adds 0), and every row
-    reads one entry per group: a ``-inf`` reaches exactly the rows showing that
-    category, and no ``0 * -inf`` is ever formed.
-    """
-    layout = _layout(sizes)
+def _log_tables(logp: np.ndarray, layout: _Layout) -> np.ndarray:
+    """(codes, K): every group's summed log-probabilities of its columns' digits (a
+    missing digit adds 0), from the flat (K, sum(sizes)) ``logp``."""
     table = np.empty((layout.n_codes, logp.shape[0]))
     _compiled.group_tables(
         np.ascontiguousarray(logp, dtype=float),
@@ -230,9 +285,37 @@ def _group_lookup(enc: np.ndarray, logp: np.ndarray, sizes: tuple[int, ...]) -> 
         layout.segments,
         table,
     )
+    return table
+
+
+def _group_lookup(enc: np.ndarray, logp: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
+    """``sum_j one_hot_j @ logp_j.T`` from group codes: (n, K), components first.
+
+    ``logp`` is flat (K, sum(sizes)). Every row reads one entry per group of the
+    group's table of summed log-probabilities: a ``-inf`` reaches exactly the rows
+    showing that category, and no ``0 * -inf`` is ever formed.
+    """
+    layout = _layout(sizes)
     out = np.empty((logp.shape[0], len(enc)))
-    _compiled.group_lookup(enc, layout.offsets, table, out)
+    _compiled.group_lookup(enc, layout.offsets, _log_tables(logp, layout), out)
     return out.T
+
+
+def _value_lookup(values: np.ndarray, logp: np.ndarray, sizes: tuple[int, ...]):
+    """:func:`_group_lookup` of the category codes ``values`` (n, d), their group codes
+    made block by block; also returns the outside count and first outside entry."""
+    layout = _layout(sizes)
+    out = np.empty((logp.shape[0], len(values)))
+    outside, first = _compiled.value_lookup(
+        _signed(values),
+        layout.sizes,
+        layout.place,
+        layout.bounds,
+        layout.offsets,
+        _log_tables(logp, layout),
+        out,
+    )
+    return out.T, int(outside), int(first)
 
 
 def _as_float_matrix(data, what: str) -> np.ndarray:

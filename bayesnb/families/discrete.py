@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -21,9 +22,24 @@ from bayesnb.families._kernels import (
     _is_zero_one,
     _product,
     _row_blocks,
+    _value_counts,
+    _value_lookup,
+    dense,
 )
 from bayesnb.families.base import Family
 from bayesnb.priors import Beta, Dirichlet
+
+
+class _CategoryCodes(NamedTuple):
+    """A Categorical block's encoding for one pass: category codes (n, columns).
+
+    An entry outside its column's ``0..V-1`` is missing. ``checked``: the codes were
+    made from the raw values, with every unseen value already handled by the family's
+    ``unseen`` policy; otherwise they are the raw integers, checked as they are read.
+    """
+
+    values: np.ndarray
+    checked: bool
 
 
 class _Discrete(Family):
@@ -222,13 +238,14 @@ class Bernoulli(_Discrete):
             return enc
         if observed is not None:
             x = np.where(observed > 0, x, -1).astype(np.int8)
-        return _group_codes(x.view(np.uint8) if x.dtype == bool else x, self._sizes())
+        return _group_codes(x.view(np.uint8) if x.dtype == bool else x, self._sizes())[0]
 
     def count(self, enc, resp: np.ndarray) -> dict:
         if isinstance(enc, np.ndarray):  # group codes
             flat = _group_counts(enc, resp, self._sizes())
             return {"counts": flat.reshape(flat.shape[0], self.n_columns, 2)}
         x, observed = enc
+        resp = dense(resp)
         ones = _column_sums(x, resp)  # (K, d)
         seen = (
             np.broadcast_to(resp.sum(axis=0)[:, None], ones.shape)
@@ -433,46 +450,45 @@ class Categorical(_Discrete):
             "`categories`, or use unseen='marginalize' to skip its factor."
         )
 
-    def _range_check(self, values: np.ndarray):
-        """A check for the blocks of integer codes ``values`` of a block whose categories
-        are ranges, or None when every value is in range: one unsigned maximum over
-        ``values`` (a negative code wraps to a huge one), and only when that shows a
-        value outside the smallest range, one unsigned comparison per value and block."""
-        sizes = np.asarray(self.column_sizes())
-        unsigned = values.view(np.dtype(f"u{values.dtype.itemsize}"))
-        if not unsigned.size or int(unsigned.max()) < int(sizes.min()):
-            return None
+    def encode(self, data) -> _CategoryCodes:
+        """Category codes (n, columns) for one ``count`` or ``log_likelihood``.
 
-        def check(block: np.ndarray) -> np.ndarray:
-            u = block.view(unsigned.dtype)
-            outside = u >= sizes
-            if not outside.any():
-                return block
-            if self.unseen == "error":
-                row, j = np.argwhere(outside)[0]
-                self._unseen_error(int(j), block[row, j].item())
-            return np.where(outside, -1, block.astype(np.int64))  # unsigned input too
-
-        return check
-
-    def encode(self, data):
-        """Group codes (n, groups): the one-hot design of every column in compressed form.
-
-        ``count`` computes ``one_hot.T @ resp`` from them by weighted histograms and
-        ``log_likelihood`` computes ``one_hot @ log_prob.T`` by table lookup: the same
-        numbers as the (n, sum of categories) indicator matrix without building it. A
-        missing value is an empty row of its column's indicators: it drops out of
-        both. An integer array whose categories are ``0..V-1`` is read block by block,
-        without a per-column pass (and checked in one unsigned maximum).
+        Both fold every group of adjacent columns into one mixed-radix code, block by
+        block (see :func:`bayesnb.families._kernels._code_groups`): ``count``
+        computes ``one_hot.T @ resp`` by one weighted histogram per group and
+        ``log_likelihood`` computes ``one_hot @ log_prob.T`` by one table lookup per
+        group, the same numbers as the (n, sum of categories) indicator matrix
+        without building it. A missing value is an empty row of its column's
+        indicators: it drops out of both. An integer array whose categories are
+        ``0..V-1`` is read in place, and its values checked as the codes are made.
         """
         if isinstance(data, np.ndarray) and data.dtype.kind in "iu":
             arr = _as_2d(data)
             if all(_is_range(c) for c in self.column_categories):
-                return _group_codes(arr, self._sizes(), self._range_check(arr))
-        return _group_codes(self.codes(data), self._sizes())
+                return _CategoryCodes(arr, checked=False)
+        return _CategoryCodes(self.codes(data), checked=True)
+
+    def encode_repeated(self, data) -> np.ndarray:
+        """Group codes (n, groups), made once, for a caller that counts and scores the
+        same rows many times (EM)."""
+        enc = self.encode(data)
+        codes, outside, first = _group_codes(enc.values, self._sizes())
+        self._check_outside(enc, outside, first)
+        return codes
+
+    def _check_outside(self, enc: _CategoryCodes, outside: int, first: int) -> None:
+        """Apply ``unseen`` to the values of unchecked codes outside every domain."""
+        if outside and not enc.checked and self.unseen == "error":
+            row, j = divmod(first, enc.values.shape[1])
+            self._unseen_error(j, enc.values[row, j].item())
 
     def count(self, enc, resp) -> dict:
-        return {"counts": self._stored(_group_counts(enc, resp, self._sizes()))}
+        if isinstance(enc, np.ndarray):  # group codes
+            flat = _group_counts(enc, resp, self._sizes())
+        else:
+            flat, outside, first = _value_counts(enc.values, resp, self._sizes())
+            self._check_outside(enc, outside, first)
+        return {"counts": self._stored(flat)}
 
     def _segments(self) -> np.ndarray | None:
         return None if self._shared() else self.segments()
@@ -482,7 +498,11 @@ class Categorical(_Discrete):
         return self._flat(params["log_prob"])
 
     def log_likelihood(self, enc, params) -> np.ndarray:
-        return _group_lookup(enc, self._log_table(params), self._sizes())
+        if isinstance(enc, np.ndarray):  # group codes
+            return _group_lookup(enc, self._log_table(params), self._sizes())
+        out, outside, first = _value_lookup(enc.values, self._log_table(params), self._sizes())
+        self._check_outside(enc, outside, first)
+        return out
 
     def _draw_codes(self, params, components, rng) -> list[np.ndarray]:
         """A category index of every column for each of ``components``."""
@@ -672,7 +692,7 @@ class Multinomial(_Discrete):
         return x
 
     def count(self, enc, resp) -> dict:
-        return {"counts": _column_sums(enc, resp)}
+        return {"counts": _column_sums(enc, dense(resp))}
 
     def estimate_params(self, stats, method):
         params = super().estimate_params(stats, method)

@@ -8,7 +8,7 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
-from bayesnb.families._kernels import _BLOCK_ENTRIES, _as_float_matrix, _row_blocks
+from bayesnb.families._kernels import _BLOCK_ENTRIES, _as_float_matrix, _row_blocks, dense
 from bayesnb.families.base import Family
 from bayesnb.priors import NormalInverseGamma
 from bayesnb.sufficient import pool_stats
@@ -140,7 +140,7 @@ class Gaussian(Family):
         return s1, s2, unseen
 
     def count(self, enc, resp) -> dict:
-        x = enc
+        x, resp = enc, dense(resp)
         with np.errstate(invalid="ignore", over="ignore"):  # NaN/inf: checked just below
             s1, s2, unseen = self._sums(x, resp, masked=False)
         if not np.isfinite(s1.sum() + s2.sum()):  # a value missing (or infinite): again
