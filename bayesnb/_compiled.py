@@ -380,3 +380,21 @@ def label_totals(codes, weights, out):
         acc[i & 3, codes[i]] += weights[i] if each else weights[0]
     for k in range(len(out)):
         out[k] += acc[0, k] + acc[1, k] + acc[2, k] + acc[3, k]
+
+
+@_jit
+def mark_values(values, seen):
+    """Set ``seen[j, v]`` for every value ``v`` of column ``j`` of the integer array
+    ``values`` (n, d) in ``0..seen.shape[1]-1``; return how many values lie outside."""
+    n, n_columns = values.shape
+    cap = seen.shape[1]
+    outside = 0
+    for i in range(n):
+        row = values[i]
+        for j in range(n_columns):
+            v = row[j]
+            if (v >= 0) & (v < cap):
+                seen[j, v] = True  # a store alone: no row waits on the one before
+            else:
+                outside += 1
+    return outside

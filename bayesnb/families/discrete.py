@@ -10,6 +10,7 @@ import pandas as pd
 import xarray as xr
 from scipy import sparse, special
 
+from bayesnb import _compiled
 from bayesnb.families._kernels import (
     _as_2d,
     _as_float_matrix,
@@ -22,6 +23,7 @@ from bayesnb.families._kernels import (
     _is_zero_one,
     _product,
     _row_blocks,
+    _signed,
     _value_counts,
     _value_lookup,
     dense,
@@ -742,14 +744,22 @@ def _observed_categories(data, n_columns: int) -> list[list]:
     return [sorted(pd.unique(pd.Series(arr[:, j]).dropna()).tolist()) for j in range(n_columns)]
 
 
+#: Values below which the categories of an integer block are marked in one read.
+_MARKED_VALUES = 256
+
+
 def _integer_categories(x: np.ndarray) -> list[list[int]]:
     """The sorted distinct values of every column of a non-empty integer matrix.
 
-    Read by blocks of rows: the columns' ranges first, then the values seen, marked
-    in one table over the ranges (or sorted column by column when the ranges are too
-    wide for a table).
+    Codes ``0..255`` (the common case) are marked in one compiled read. Otherwise read
+    by blocks of rows: the columns' ranges first, then the values seen, marked in one
+    table over the ranges (or sorted column by column when the ranges are too wide
+    for a table).
     """
     n, d = x.shape
+    seen = np.zeros((d, _MARKED_VALUES), dtype=bool)
+    if _compiled.mark_values(_signed(x), seen) == 0:
+        return [np.flatnonzero(column).tolist() for column in seen]
     lo, hi = x[:1].min(axis=0), x[:1].max(axis=0)
     for rows in _row_blocks(n, d):
         block = x[rows]
