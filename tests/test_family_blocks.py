@@ -346,3 +346,18 @@ def test_bernoulli_codes_for_em_count_and_score_like_the_products(dtype):
     np.testing.assert_array_equal(np.isneginf(got), np.isneginf(expected))
     assert np.isneginf(got).any()
     np.testing.assert_allclose(got[np.isfinite(got)], expected[np.isfinite(got)], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.array([[0, 255], [4, 7], [4, 0]]),  # marked in one read
+        np.array([[0, 256], [4, 7], [4, 0]]),  # 256: the ranges, then a table
+        np.array([[-1, 5], [3, 5], [3, 2]], dtype=np.int8),
+        np.array([[2**64 - 1, 1], [0, 1]], dtype=np.uint64),  # huge: sorted per column
+    ],
+)
+def test_integer_categories_are_each_columns_distinct_values(X):
+    from bayesnb.families.discrete import _integer_categories
+
+    assert _integer_categories(X) == [np.unique(X[:, j]).tolist() for j in range(X.shape[1])]
