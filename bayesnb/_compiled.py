@@ -398,3 +398,24 @@ def mark_values(values, seen):
             else:
                 outside += 1
     return outside
+
+
+@_jit
+def csr_label_counts(indptr, indices, data, labels, weights, out):
+    """Add row ``i`` of the CSR matrix (``indptr``, ``indices``, ``data``) times
+    ``weights[i]`` (or ``weights[0]`` for every row, when it has one entry) to row
+    ``labels[i]`` of ``out`` (K, columns). Return whether some entry is negative, NaN
+    or infinite (checked as it is read: the least entry, and a sum of ``0 * entry``
+    that only NaN and inf turn into NaN)."""
+    each = len(weights) > 1
+    low = 0.0
+    spread = 0.0
+    for i in range(len(indptr) - 1):
+        row = out[labels[i]]
+        w = weights[i] if each else weights[0]
+        for p in range(indptr[i], indptr[i + 1]):
+            v = data[p]
+            low = v if v < low else low
+            spread += v * 0.0
+            row[indices[p]] += w * v
+    return low < 0.0 or spread != 0.0

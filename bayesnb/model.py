@@ -167,10 +167,17 @@ class FittedModel:
             )
         return [block.encode(table.take(block.columns)) for block in self.blocks]
 
-    def _joint(self, encoded: list) -> np.ndarray:
-        jll = feature_log_likelihood(self.blocks, encoded, self.block_params)
+    def _joint(self, encoded: list, *, posterior: bool = False) -> np.ndarray:
+        jll = feature_log_likelihood(
+            self.blocks, encoded, self.block_params, posterior=posterior
+        )
         jll += self.class_log_prob
         return jll
+
+    def _posterior_scores(self, X) -> np.ndarray:
+        """The joint log-likelihood up to a constant of every row: what the posterior
+        over the classes, and so every prediction, depends on."""
+        return self._joint(self.encode(X), posterior=True)
 
     def joint_log_likelihood(self, X) -> np.ndarray:
         """``log P(c) + sum_i log p(x_i | c)`` for every row and class, shape (n, K).
@@ -181,15 +188,15 @@ class FittedModel:
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior class probabilities, shape (n, K), columns in ``labels`` order."""
-        return log_normalize(self.joint_log_likelihood(X))
+        return log_normalize(self._posterior_scores(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior class probabilities, shape (n, K), columns in ``labels`` order."""
-        return normalize(self.joint_log_likelihood(X))
+        return normalize(self._posterior_scores(X))
 
     def predict(self, X) -> np.ndarray:
         """The class with the largest posterior probability (the MAP decision rule)."""
-        jll = self.joint_log_likelihood(X)
+        jll = self._posterior_scores(X)
         return np.asarray(self.labels, dtype=object if self._object_labels() else None)[
             jll.argmax(axis=1)
         ]
@@ -303,12 +310,19 @@ def load(path):
     return fit
 
 
-def feature_log_likelihood(blocks, encoded: list, block_params: list) -> np.ndarray:
+def feature_log_likelihood(
+    blocks, encoded: list, block_params: list, *, posterior: bool = False
+) -> np.ndarray:
     """``sum_i log p(x_i | c)`` over every block, shape (n, K): the classifier's and the
-    E-step's kernel (without the class log-probabilities)."""
+    E-step's kernel (without the class log-probabilities). ``posterior=True``: up to a
+    constant of every row, all that the posterior over the classes depends on (see
+    :meth:`bayesnb.families.Family.posterior_scores`)."""
     jll = None
     for block, enc, params in zip(blocks, encoded, block_params, strict=True):
-        term = block.log_likelihood(enc, params)
+        if posterior:
+            term = block.posterior_scores(enc, params)
+        else:
+            term = block.log_likelihood(enc, params)
         jll = term if jll is None else jll.__iadd__(term)
     if jll is None:
         raise ValueError("the model has no feature to score.")

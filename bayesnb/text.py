@@ -506,8 +506,8 @@ class TextFit:
 
     def predict(self, docs) -> np.ndarray:
         """The most probable class of every message (``argmax_c`` of the joint)."""
-        jll = self.joint_log_likelihood(docs)
-        return np.asarray(self.labels, dtype=object)[jll.argmax(axis=1)]
+        scores = self.model._posterior_scores(self._design(docs))
+        return np.asarray(self.labels, dtype=object)[scores.argmax(axis=1)]
 
     # -- explanations -------------------------------------------------------------------
     def _presence_weights(self) -> np.ndarray:

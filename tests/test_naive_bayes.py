@@ -1,6 +1,8 @@
 """The classifier through its public API: mixed families, missing and unseen values,
 dtype inference, persistence and input errors."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -344,3 +346,56 @@ def test_per_class_beta_prior_on_a_block_with_as_many_columns_as_classes():
     theta = fit.params.X.transpose("label", "X_feature").values
     np.testing.assert_allclose(theta[0], [(2 + 3) / (3 + 4), (2 + 3) / (3 + 4)])
     np.testing.assert_allclose(theta[1], [(1 + 2) / (2 + 4), (1 + 2) / (2 + 4)])
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf])
+def test_sparse_counts_are_checked_wherever_they_are_read(bad):
+    X = sparse.csr_array(np.array([[1.0, 2.0], [0.0, 3.0], [4.0, 0.0], [1.0, 1.0]]))
+    y = [0, 1, 0, 1]
+    wrong = X.copy()
+    wrong.data[2] = bad
+    model = bnb.NaiveBayes(bnb.Multinomial())
+    for weights in (None, [1.0, 2.0, 0.5, 1.0]):  # the label loop
+        with pytest.raises(ValueError, match="finite non-negative counts"):
+            model.fit(wrong, y, sample_weight=weights)
+    fit = model.fit(X, y, estimate="mean")
+    for predict in (fit.predict, fit.predict_proba, fit.joint_log_likelihood):
+        with pytest.raises(ValueError, match="finite non-negative counts"):
+            predict(wrong)
+    with pytest.raises(ValueError, match="finite non-negative counts"):
+        model.cluster(wrong, 2, random_state=0)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_multinomial_posterior_from_differences_equals_the_joint(n_classes):
+    """Prediction takes K - 1 products with differences of log-probabilities; the
+    posterior is that of the full joint log-likelihood, weighted or not, sparse or
+    dense, and with a zero probability (ML) it falls back to the joint itself."""
+    from bayesnb.model import normalize
+
+    rng = np.random.default_rng(3)
+    K = n_classes
+    X = rng.poisson(0.7, size=(200, 30)).astype(float)
+    X[:, 5] = 0.0  # never seen: probability 0 under ML
+    y = rng.integers(0, n_classes, 200)
+    weights = rng.uniform(0.1, 2.0, 200)
+    for data in (X, sparse.csr_array(X)):
+        for estimate in ("mean", "ml"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", bnb.ZeroProbabilityWarning)  # ML's column 5
+                fit = bnb.NaiveBayes(bnb.Multinomial()).fit(
+                    data, y, estimate=estimate, sample_weight=weights
+                )
+            jll = fit.joint_log_likelihood(data)
+            scores = fit._posterior_scores(data)
+            if estimate == "mean":  # the joint up to a constant of every row
+                np.testing.assert_allclose(
+                    scores - scores[:, :1], jll - jll[:, :1], rtol=1e-12, atol=1e-9
+                )
+            else:  # a log-probability of -inf: the joint itself
+                np.testing.assert_array_equal(scores, jll)
+            np.testing.assert_allclose(fit.predict_proba(data), normalize(jll), atol=1e-12)
+            np.testing.assert_array_equal(fit.predict(data), np.argmax(jll, axis=1))
+        # The label loop counts like the one-hot product.
+        counts = np.stack([(weights[y == k, None] * X[y == k]).sum(axis=0) for k in range(K)])
+        np.testing.assert_allclose(fit.counts["X"].values, counts, rtol=1e-12)

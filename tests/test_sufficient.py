@@ -82,7 +82,7 @@ def responsibilities(seed=2):
 def rows_of(enc, rows):
     if enc is None:
         return None
-    if hasattr(enc, "values") and hasattr(enc, "checked"):  # a Categorical's codes
+    if hasattr(enc, "_replace"):  # a Categorical's codes, a Multinomial's sparse counts
         return enc._replace(values=enc.values[rows])
     if isinstance(enc, tuple):
         return tuple(rows_of(e, rows) for e in enc)

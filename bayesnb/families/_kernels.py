@@ -221,6 +221,12 @@ def _signed(values: np.ndarray) -> np.ndarray:
     return values.view(np.int64) if values.dtype == np.uint64 else values
 
 
+def _unsigned(indices: np.ndarray) -> np.ndarray:
+    """Sparse column indices (never negative) read as unsigned, so a compiled loop
+    indexes with them directly."""
+    return indices.view(np.dtype(f"u{indices.dtype.itemsize}"))
+
+
 def _group_codes(values: np.ndarray, sizes: tuple[int, ...]) -> tuple[np.ndarray, int, int]:
     """The group codes (n, G) of category codes ``values`` (n, d), groups contiguous.
 

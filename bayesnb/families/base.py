@@ -62,6 +62,12 @@ class Family:
         ``log_likelihood`` cheaper. By default :meth:`encode`."""
         return self.encode(data)
 
+    def posterior_scores(self, enc, params: dict):
+        """``log_likelihood(enc, params)`` up to a constant of every row (n, K): all
+        that the posterior over the classes depends on, which a family may compute
+        with less work. By default the log-likelihood itself."""
+        return self.log_likelihood(enc, params)
+
     @property
     def n_columns(self) -> int:
         return len(self.columns)

@@ -12,6 +12,7 @@ from scipy import sparse, special
 
 from bayesnb import _compiled
 from bayesnb.families._kernels import (
+    Labels,
     _as_2d,
     _as_float_matrix,
     _column_sums,
@@ -24,12 +25,20 @@ from bayesnb.families._kernels import (
     _product,
     _row_blocks,
     _signed,
+    _unsigned,
     _value_counts,
     _value_lookup,
     dense,
 )
 from bayesnb.families.base import Family
 from bayesnb.priors import Beta, Dirichlet
+
+
+class _SparseCounts(NamedTuple):
+    """A Multinomial block's CSR counts, not yet checked: the loop that first reads
+    them checks them (see :meth:`Multinomial._checked`)."""
+
+    values: sparse.csr_array
 
 
 class _CategoryCodes(NamedTuple):
@@ -679,22 +688,50 @@ class Multinomial(_Discrete):
         return n_labels * (self.n_columns - 1)
 
     def encode(self, data):
+        """The counts: a checked dense float array, or a CSR matrix whose entries are
+        checked where they are first read (:class:`_SparseCounts`)."""
         if sparse.issparse(data):
-            x = sparse.csr_array(data, dtype=float)
-            values = x.data
-        else:
-            x = _as_float_matrix(data, f"Multinomial block {self.name!r}").astype(float)
-            values = x
-        if values.size and not _finite_nonnegative(values):
-            raise ValueError(
-                f"Multinomial block {self.name!r} needs finite non-negative counts with no "
-                "missing value (a missing count cannot be marginalized without the "
-                "document length); got NaN, inf or a negative value. Fill or drop those rows."
-            )
+            return _SparseCounts(sparse.csr_array(data, dtype=float))
+        x = _as_float_matrix(data, f"Multinomial block {self.name!r}").astype(float)
+        if x.size and not _finite_nonnegative(x):
+            self._bad_counts()
         return x
 
+    def _bad_counts(self):
+        raise ValueError(
+            f"Multinomial block {self.name!r} needs finite non-negative counts with no "
+            "missing value (a missing count cannot be marginalized without the "
+            "document length); got NaN, inf or a negative value. Fill or drop those rows."
+        )
+
+    def _checked(self, enc):
+        """The count matrix of ``enc``, its entries checked."""
+        if not isinstance(enc, _SparseCounts):
+            return enc
+        x = enc.values
+        if x.nnz and not _finite_nonnegative(x.data):
+            self._bad_counts()
+        return x
+
+    def encode_repeated(self, data):
+        return self._checked(self.encode(data))
+
     def count(self, enc, resp) -> dict:
-        return {"counts": _column_sums(enc, dense(resp))}
+        if isinstance(enc, _SparseCounts) and isinstance(resp, Labels):
+            x = enc.values
+            counts = np.zeros((resp.n_labels, x.shape[1]))
+            bad = _compiled.csr_label_counts(
+                x.indptr,
+                _unsigned(x.indices),
+                x.data,
+                resp.codes,
+                resp._kernel_weights(),
+                counts,
+            )
+            if bad:
+                self._bad_counts()
+            return {"counts": counts}
+        return {"counts": _column_sums(self._checked(enc), dense(resp))}
 
     def estimate_params(self, stats, method):
         params = super().estimate_params(stats, method)
@@ -704,6 +741,7 @@ class Multinomial(_Discrete):
         return params
 
     def log_likelihood(self, enc, params) -> np.ndarray:
+        enc = self._checked(enc)
         if "concentration" not in params:
             return _guarded_dot(enc, params["log_prob"])
         a = params["concentration"]  # (K, V)
@@ -717,6 +755,19 @@ class Multinomial(_Discrete):
             ak = a[k, x.indices]
             terms = special.gammaln(ak + x.data) - special.gammaln(ak)
             out[:, k] += np.bincount(rows, weights=terms, minlength=x.shape[0])
+        return out
+
+    def posterior_scores(self, enc, params) -> np.ndarray:
+        """The log-likelihood less that of the first class, (n, K): ``K - 1`` products
+        with the differences of the log-probabilities instead of ``K`` (one for two
+        classes). Falls back to :meth:`log_likelihood` when a probability is 0 (a
+        difference of ``-inf``) or under the predictive estimate."""
+        logp = params["log_prob"]
+        if "concentration" in params or len(logp) < 2 or not np.isfinite(logp).all():
+            return self.log_likelihood(enc, params)
+        x = self._checked(enc)
+        out = np.zeros((x.shape[0], len(logp)))
+        out[:, 1:] = _product(x, logp[1:] - logp[0])
         return out
 
 
