@@ -94,7 +94,7 @@ def _block_digits(values, start, stop, sizes, digits):
         for j in range(n_columns):
             v = row[j]
             ok = (v >= 0) & (v < sizes[j])
-            digits[j, r] = np.int64(v) + 1 if ok else 0
+            digits[j, r] = np.int32(v) + 1 if ok else 0
             outside += not ok
     first = -1
     if outside:
@@ -111,7 +111,7 @@ def _fold_group(digits, m, first, stop, place, codes):
     of one group, for the block's ``m`` rows."""
     codes[:m] = 0
     for j in range(first, stop):
-        p = place[j]
+        p = np.int32(place[j])
         for r in range(m):
             codes[r] += p * digits[j, r]
 
@@ -186,8 +186,8 @@ def value_counts(values, sizes, place, bounds, offsets, labels, weights, resp, h
     first outside entry."""
     n, n_columns = values.shape
     rows = _digit_rows(n_columns)
-    digits = np.empty((n_columns, rows), dtype=np.int64)
-    codes = np.empty(rows, dtype=np.int64)
+    digits = np.empty((n_columns, rows), dtype=np.int32)
+    codes = np.empty(rows, dtype=np.int32)
     label = np.empty(rows, dtype=np.int64)
     weight = np.empty(rows)
     outside, first = 0, -1
@@ -209,8 +209,8 @@ def value_codes(values, sizes, place, bounds, out):
     returns :func:`_block_digits`' outside count and first outside entry."""
     n, n_columns = values.shape
     rows = _digit_rows(n_columns)
-    digits = np.empty((n_columns, rows), dtype=np.int64)
-    codes = np.empty(rows, dtype=np.int64)
+    digits = np.empty((n_columns, rows), dtype=np.int32)
+    codes = np.empty(rows, dtype=np.int32)
     outside, first = 0, -1
     for start in range(0, n, rows):
         stop = min(n, start + rows)
@@ -246,8 +246,8 @@ def value_lookup(values, sizes, place, bounds, offsets, table, out):
     block by block; returns :func:`_block_digits`' outside count and first entry."""
     n, n_columns = values.shape
     rows = _digit_rows(n_columns)
-    digits = np.empty((n_columns, rows), dtype=np.int64)
-    codes = np.empty(rows, dtype=np.int64)
+    digits = np.empty((n_columns, rows), dtype=np.int32)
+    codes = np.empty(rows, dtype=np.int32)
     acc = np.empty((rows, table.shape[1]))
     outside, first = 0, -1
     for start in range(0, n, rows):
