@@ -2,18 +2,25 @@
 
 Each function here is plain Python over arrays, compiled by numba the first time it
 is called (numba is imported then, so ``import bayesnb`` stays fast) and cached on
-disk, so later processes load the machine code instead of compiling again. The
-loops over group codes go by blocks of rows, one group at a time, so each group's
-part of a table stays in cache; a row whose responsibilities have a single non-zero
-entry (a classifier's label) costs one update instead of K.
+disk, so later processes load the machine code instead of compiling again. Helpers
+marked :func:`_inline` are compiled into the loops that call them.
 
 Group codes (see :func:`bayesnb.families._kernels._code_groups`): the columns of a
 discrete block are folded into one mixed-radix code per group of adjacent columns.
 Column ``j``'s digit is its category code + 1, or 0 when the value is missing, in
-base ``sizes[j] + 1``, the group's first column least significant;
-``bounds[g]:bounds[g + 1]`` are the columns of group ``g``, whose codes occupy rows
-``offsets[g]:offsets[g] + n_codes`` of a (codes, K) table, and column ``j``'s
-categories start at ``segments[j]`` of a flat (K, sum of sizes) array.
+base ``sizes[j] + 1`` with place value ``place[j]``, the group's first column least
+significant; ``bounds[g]:bounds[g + 1]`` are the columns of group ``g``, whose codes
+occupy rows ``offsets[g]:offsets[g] + n_codes`` of a (codes, K) table, and column
+``j``'s categories start at ``segments[j]`` of a flat (K, sum of sizes) array.
+
+The loops over category codes go by blocks of rows: a block's rows are read once
+into digits stored column by column, every group's codes are summed from them
+along contiguous rows, and each group's part of a table is then updated (counts)
+or read (scores) while it is in cache. The ``value_*`` loops make the codes of a
+block and use them at once, for a single pass over the data; the ``group_*`` loops
+read codes made once by :func:`value_codes`, for EM's repeated passes. A row whose
+responsibilities have a single non-zero entry (a classifier's label) costs one
+update instead of K.
 """
 
 from __future__ import annotations
@@ -419,3 +426,21 @@ def csr_label_counts(indptr, indices, data, labels, weights, out):
             spread += v * 0.0
             row[indices[p]] += w * v
     return low < 0.0 or spread != 0.0
+
+
+@_jit
+def dense_label_counts(x, labels, weights, ones):
+    """Add row ``i`` of the dense matrix ``x`` (n, d) times ``weights[i]`` (or
+    ``weights[0]`` for every row, when it has one entry) to row ``labels[i]`` of
+    ``ones`` (K, d). Return how many entries are neither 0 nor 1 (NaN included)."""
+    each = len(weights) > 1
+    other = 0
+    for i in range(x.shape[0]):
+        row = x[i]
+        total = ones[labels[i]]
+        w = weights[i] if each else weights[0]
+        for j in range(x.shape[1]):
+            v = row[j]
+            total[j] += w * v
+            other += (v != 0) & (v != 1)
+    return other

@@ -346,6 +346,22 @@ def test_bernoulli_codes_for_em_count_and_score_like_the_products(dtype):
     np.testing.assert_array_equal(np.isneginf(got), np.isneginf(expected))
     assert np.isneginf(got).any()
     np.testing.assert_allclose(got[np.isfinite(got)], expected[np.isfinite(got)], rtol=1e-12)
+    # A classifier's labels: one read counts them by label (or, with a value missing,
+    # the checked form does), the same counts as the one-hot product.
+    labels = families.Labels(rng.integers(0, K, n), K, rng.uniform(0.5, 2.0, n))
+    np.testing.assert_allclose(
+        block.count(dense, labels)["counts"],
+        block.count(block._checked(dense), labels.dense())["counts"],
+        rtol=1e-12,
+    )
+
+
+def test_bernoulli_label_count_rejects_other_values():
+    X = np.array([[0.0, 1.0], [2.0, 0.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match="needs 0/1 values"):
+        bnb.NaiveBayes(bnb.Bernoulli()).fit(X, [0, 1, 0])
+    with pytest.raises(ValueError, match="needs 0/1 values"):
+        bnb.NaiveBayes(bnb.Bernoulli()).fit(X.astype(np.int64), [0, 1, 0])
 
 
 @pytest.mark.parametrize(

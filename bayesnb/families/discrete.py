@@ -34,6 +34,13 @@ from bayesnb.families.base import Family
 from bayesnb.priors import Beta, Dirichlet
 
 
+class _Unchecked(NamedTuple):
+    """A Bernoulli block's dense array, not yet checked for 0/1 values: the loop that
+    first reads it checks it (see :meth:`Bernoulli._checked`)."""
+
+    values: np.ndarray
+
+
 class _SparseCounts(NamedTuple):
     """A Multinomial block's CSR counts, not yet checked: the loop that first reads
     them checks them (see :meth:`Multinomial._checked`)."""
@@ -187,6 +194,17 @@ class Bernoulli(_Discrete):
         return list(self.values)
 
     def encode(self, data):
+        """A dense array as it is (:class:`_Unchecked`: checked where it is first
+        read), anything else as :meth:`_binary`'s checked form."""
+        if isinstance(data, np.ndarray) and data.ndim == 2 and data.dtype.kind in "biuf":
+            return _Unchecked(data)
+        return self._binary(data)
+
+    def _checked(self, enc):
+        """The (0/1 matrix, observed mask) of ``enc``."""
+        return self._binary(enc.values) if isinstance(enc, _Unchecked) else enc
+
+    def _binary(self, data):
         """0/1 matrix (NaN-free) and an observed mask (None when complete).
 
         Boolean and 0/1 integer input stays in its dtype (the products cast it block by
@@ -244,7 +262,7 @@ class Bernoulli(_Discrete):
         with two categories per column (eight columns to a code; the digit 0 for a
         missing value), read as one table entry per code instead of a row of floats
         by every E-step and M-step. A sparse matrix keeps :meth:`encode`'s form."""
-        x, observed = enc = self.encode(data)
+        x, observed = enc = self._binary(data)
         if sparse.issparse(x):
             return enc
         if observed is not None:
@@ -255,7 +273,15 @@ class Bernoulli(_Discrete):
         if isinstance(enc, np.ndarray):  # group codes
             flat = _group_counts(enc, resp, self._sizes())
             return {"counts": flat.reshape(flat.shape[0], self.n_columns, 2)}
-        x, observed = enc
+        if isinstance(enc, _Unchecked) and isinstance(resp, Labels):
+            # One read counts the ones by label and checks the entries; a value missing
+            # (or invalid) sends the block through the checked form instead.
+            ones = np.zeros((resp.n_labels, self.n_columns))
+            x = enc.values.view(np.uint8) if enc.values.dtype == bool else enc.values
+            if not _compiled.dense_label_counts(x, resp.codes, resp._kernel_weights(), ones):
+                seen = np.broadcast_to(resp.totals()[:, None], ones.shape)
+                return {"counts": np.stack([seen - ones, ones], axis=-1)}
+        x, observed = self._checked(enc)
         resp = dense(resp)
         ones = _column_sums(x, resp)  # (K, d)
         seen = (
@@ -269,7 +295,7 @@ class Bernoulli(_Discrete):
         logp = params["log_prob"]  # (K, d, 2)
         if isinstance(enc, np.ndarray):  # group codes
             return _group_lookup(enc, logp.reshape(logp.shape[0], -1), self._sizes())
-        x, observed = enc
+        x, observed = self._checked(enc)
         log0, log1 = logp[..., 0], logp[..., 1]
 
         def score(w1, w0):
