@@ -182,10 +182,6 @@ class Dirichlet:
         """
         check_estimate(estimate)
         counts = np.asarray(counts, dtype=float)
-        m = counts.shape[-1]
-        starts = np.zeros(1, dtype=np.intp) if segments is None else np.asarray(segments)
-        sizes = np.diff(np.append(starts, m))
-        owner = np.repeat(np.arange(len(starts)), sizes)
         alpha = np.broadcast_to(self.alpha, counts.shape) if estimate != "ml" else 0.0
         if estimate == "ml":
             num = counts
@@ -194,7 +190,10 @@ class Dirichlet:
             _check_mode_defined(num, alpha)
         else:
             num = counts + alpha
-        totals = np.add.reduceat(num, starts, axis=-1)
+        if segments is None:
+            totals = num.sum(axis=-1, keepdims=True)
+        else:
+            totals = np.add.reduceat(num, segments, axis=-1)
         if np.any(totals <= 0):
             where = np.argwhere(totals <= 0)[0]
             raise ValueError(
@@ -202,9 +201,13 @@ class Dirichlet:
                 f"and no prior pseudo-counts (first at index {tuple(where)}). "
                 "Use estimate='mean' or a Dirichlet prior with alpha > 1."
             )
+        if segments is not None:  # every entry's own variable's total
+            sizes = np.diff(np.append(segments, counts.shape[-1]))
+            totals = np.repeat(totals, sizes, axis=-1)
         with np.errstate(divide="ignore"):
-            logp = np.log(num) - np.log(totals)[..., owner]
-        if np.any(num == 0):
+            logp = np.log(num)
+        logp -= np.log(totals)
+        if not np.isfinite(logp).all() and np.any(num == 0):
             warnings.warn(
                 f"estimate={estimate!r} gives {what} probability 0 for {int(np.sum(num == 0))} "
                 "(class, value) pair(s) never seen in training; their log-probability is "
