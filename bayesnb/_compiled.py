@@ -124,11 +124,11 @@ def _fold_group(digits, m, first, stop, place, codes):
 
 
 @_inline
-def _block_labels(labels, weights, resp, start, stop, label, weight):
+def _block_labels(labels, weights, resp, start, stop, label, weight, soft):
     """Fill ``label``/``weight`` for rows ``start..stop-1``: from the class ``labels``
     (n,) and ``weights`` ((n,), or (1,) for every row) when ``labels`` is not empty,
     else from ``resp`` (K, n): the one non-zero entry of a row and its column, or -1
-    for a row with several."""
+    for a row with several, whose entries are copied to ``soft`` (rows, K)."""
     if len(labels):
         each = len(weights) > 1
         for i in range(start, stop):
@@ -139,7 +139,9 @@ def _block_labels(labels, weights, resp, start, stop, label, weight):
     for i in range(start, stop):
         m, last = 0, 0
         for k in range(n_comp):
-            nonzero = resp[k, i] != 0.0
+            w = resp[k, i]
+            soft[i - start, k] = w
+            nonzero = w != 0.0
             m += nonzero
             last = k if nonzero else last
         label[i - start] = last if m == 1 else -1
@@ -147,19 +149,19 @@ def _block_labels(labels, weights, resp, start, stop, label, weight):
 
 
 @_inline
-def _count_codes(codes, offset, start, stop, label, weight, resp, hist):
-    """Add rows ``start..stop-1``, whose codes of one group are ``codes[:stop-start]``,
-    to that group's part of ``hist`` (codes, K), from row ``offset`` on: a labelled
-    row adds its weight to its class, any other row its ``resp`` column."""
+def _count_codes(codes, offset, m, label, weight, soft, hist):
+    """Add the block's ``m`` rows, whose codes of one group are ``codes[:m]``, to that
+    group's part of ``hist`` (codes, K), from row ``offset`` on: a labelled row adds
+    its weight to its class, any other row its ``soft`` row."""
     n_comp = hist.shape[1]
-    for r in range(stop - start):
+    for r in range(m):
         b = offset + codes[r]
         k = label[r]
         if k >= 0:
             hist[b, k] += weight[r]
         else:
             for k in range(n_comp):
-                hist[b, k] += resp[k, start + r]
+                hist[b, k] += soft[r, k]
 
 
 @_inline
@@ -179,11 +181,12 @@ def group_counts(codes, offsets, labels, weights, resp, hist):
     n = codes.shape[0]
     label = np.empty(_BLOCK_ROWS, dtype=np.int64)
     weight = np.empty(_BLOCK_ROWS)
+    soft = np.empty((_BLOCK_ROWS, hist.shape[1]))
     for start in range(0, n, _BLOCK_ROWS):
         stop = min(n, start + _BLOCK_ROWS)
-        _block_labels(labels, weights, resp, start, stop, label, weight)
+        _block_labels(labels, weights, resp, start, stop, label, weight, soft)
         for g in range(len(offsets)):
-            _count_codes(codes[start:stop, g], offsets[g], start, stop, label, weight, resp, hist)
+            _count_codes(codes[start:stop, g], offsets[g], stop - start, label, weight, soft, hist)
 
 
 @_jit
@@ -197,16 +200,17 @@ def value_counts(values, sizes, place, bounds, offsets, labels, weights, resp, h
     codes = np.empty(rows, dtype=np.int32)
     label = np.empty(rows, dtype=np.int64)
     weight = np.empty(rows)
+    soft = np.empty((rows, hist.shape[1]))
     outside, first = 0, -1
     for start in range(0, n, rows):
         stop = min(n, start + rows)
         got, at = _block_digits(values, start, stop, sizes, digits)
         outside += got
         first = at if first < 0 else first
-        _block_labels(labels, weights, resp, start, stop, label, weight)
+        _block_labels(labels, weights, resp, start, stop, label, weight, soft)
         for g in range(len(offsets)):
             _fold_group(digits, stop - start, bounds[g], bounds[g + 1], place, codes)
-            _count_codes(codes, offsets[g], start, stop, label, weight, resp, hist)
+            _count_codes(codes, offsets[g], stop - start, label, weight, soft, hist)
     return outside, first
 
 
