@@ -448,3 +448,21 @@ def dense_label_counts(x, labels, weights, ones):
             total[j] += w * v
             other += (v != 0) & (v != 1)
     return other
+
+
+@_jit
+def dense_label_moments(x, shift, labels, weights, s1, s2):
+    """Add ``weights[i] * (x[i] - shift)`` and its square (``weights[0]`` for every row,
+    when it has one entry) to row ``labels[i]`` of ``s1`` and ``s2`` (K, d): the
+    centred sums of a Gaussian block by class. A missing value makes them NaN."""
+    each = len(weights) > 1
+    for i in range(x.shape[0]):
+        row = x[i]
+        k = labels[i]
+        first, second = s1[k], s2[k]
+        w = weights[i] if each else weights[0]
+        for j in range(x.shape[1]):
+            v = row[j] - shift[j]
+            wv = w * v
+            first[j] += wv
+            second[j] += wv * v

@@ -377,3 +377,25 @@ def test_integer_categories_are_each_columns_distinct_values(X):
     from bayesnb.families.discrete import _integer_categories
 
     assert _integer_categories(X) == [np.unique(X[:, j]).tolist() for j in range(X.shape[1])]
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_label_counts_equal_the_one_hot_products(missing):
+    """A classifier's labels are counted by compiled reads of the block (Gaussian
+    moments, Bernoulli ones); a missing value sends the block through the products.
+    Both give the statistics of the one-hot responsibilities."""
+    rng = np.random.default_rng(8)
+    n, K = 3000, 3
+    labels = families.Labels(rng.integers(0, K, n), K, rng.uniform(0.2, 3.0, n))
+    X = rng.normal(50.0, 2.0, size=(n, 7))  # far from 0: the centring matters
+    B = (rng.random((n, 5)) < 0.4).astype(float)
+    if missing:
+        X[rng.random(X.shape) < 0.05] = np.nan
+        B[rng.random(B.shape) < 0.05] = np.nan
+    for family, data in ((bnb.Gaussian(), X), (bnb.Bernoulli(), B)):
+        block = family.bind("X", [f"x{j}" for j in range(data.shape[1])], data)
+        enc = block.encode(data)
+        got, want = block.count(enc, labels), block.count(enc, labels.dense())
+        assert set(got) == set(want)
+        for key in want:
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-10, atol=1e-9)

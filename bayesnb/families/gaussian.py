@@ -8,7 +8,14 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
-from bayesnb.families._kernels import _BLOCK_ENTRIES, _as_float_matrix, _row_blocks, dense
+from bayesnb import _compiled
+from bayesnb.families._kernels import (
+    _BLOCK_ENTRIES,
+    Labels,
+    _as_float_matrix,
+    _row_blocks,
+    dense,
+)
 from bayesnb.families.base import Family
 from bayesnb.priors import NormalInverseGamma
 from bayesnb.sufficient import pool_stats
@@ -140,12 +147,20 @@ class Gaussian(Family):
         return s1, s2, unseen
 
     def count(self, enc, resp) -> dict:
-        x, resp = enc, dense(resp)
+        x = enc
         with np.errstate(invalid="ignore", over="ignore"):  # NaN/inf: checked just below
-            s1, s2, unseen = self._sums(x, resp, masked=False)
+            if isinstance(resp, Labels):  # one compiled read, by label
+                s1, s2 = np.zeros((2, resp.n_labels, x.shape[1]))
+                shift = np.broadcast_to(self.shift, x.shape[1])
+                labels, weights = resp.codes, resp._kernel_weights()
+                _compiled.dense_label_moments(x, shift, labels, weights, s1, s2)
+                unseen, totals = None, resp.totals()
+            else:
+                s1, s2, unseen = self._sums(x, resp, masked=False)
+                totals = resp.sum(axis=0)
         if not np.isfinite(s1.sum() + s2.sum()):  # a value missing (or infinite): again
-            s1, s2, unseen = self._sums(x, resp, masked=True)
-        n = np.broadcast_to(resp.sum(axis=0)[:, None], s1.shape).copy()
+            s1, s2, unseen = self._sums(x, dense(resp), masked=True)
+        n = np.broadcast_to(totals[:, None], s1.shape).copy()
         if unseen is not None:
             n -= unseen
         with np.errstate(invalid="ignore", divide="ignore"):
