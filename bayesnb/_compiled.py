@@ -417,18 +417,34 @@ def csr_label_counts(indptr, indices, data, labels, weights, out):
     ``weights[i]`` (or ``weights[0]`` for every row, when it has one entry) to row
     ``labels[i]`` of ``out`` (K, columns). Return whether some entry is negative, NaN
     or infinite (checked as it is read: the least entry, and a sum of ``0 * entry``
-    that only NaN and inf turn into NaN)."""
+    that only NaN and inf turn into NaN).
+
+    Four entries at a time: their loads are issued together, ahead of the four
+    updates (which stay in order, so a repeated column is still added twice).
+    """
     each = len(weights) > 1
     low = 0.0
     spread = 0.0
     for i in range(len(indptr) - 1):
         row = out[labels[i]]
         w = weights[i] if each else weights[0]
-        for p in range(indptr[i], indptr[i + 1]):
+        p, stop = indptr[i], indptr[i + 1]
+        while p + 4 <= stop:
+            a, b, c, d = indices[p], indices[p + 1], indices[p + 2], indices[p + 3]
+            va, vb, vc, vd = data[p], data[p + 1], data[p + 2], data[p + 3]
+            low = min(low, va, vb, vc, vd)
+            spread += (va + vb + vc + vd) * 0.0
+            row[a] += w * va
+            row[b] += w * vb
+            row[c] += w * vc
+            row[d] += w * vd
+            p += 4
+        while p < stop:
             v = data[p]
-            low = v if v < low else low
+            low = min(low, v)
             spread += v * 0.0
             row[indices[p]] += w * v
+            p += 1
     return low < 0.0 or spread != 0.0
 
 
