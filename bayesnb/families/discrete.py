@@ -365,10 +365,12 @@ class Categorical(_Discrete):
     ``params`` has one variable per column either way: named by the feature for a
     single column and by the column in a block, with dims (label, <variable>_category).
 
-    A block is encoded as one mixed-radix code per group of adjacent columns (the
-    digit of a column is its category code + 1, and 0 when the value is missing), so
-    counting takes one weighted histogram per group and class, and scoring one table
-    lookup per group and class, instead of one per column.
+    A block is read as one mixed-radix code per group of adjacent columns (the digit
+    of a column is its category code + 1, and 0 when the value is missing), so
+    counting takes one weighted histogram per group, and scoring one table lookup
+    per group, instead of one per column. A single count or score makes the codes
+    block by block as it reads the data; EM makes them once
+    (:meth:`encode_repeated`).
 
     Examples
     --------
