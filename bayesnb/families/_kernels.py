@@ -189,17 +189,19 @@ class Labels:
         """The (n, K) one-hot matrix of weights, components first (Fortran order)."""
         if self._dense is None:
             resp = np.empty((self.n_labels, len(self.codes)))
-            _compiled.one_hot(self.codes, self._kernel_weights(), resp)
+            _compiled.one_hot(self.codes, self.loop_weights(), resp)
             self._dense = resp.T
         return self._dense
 
     def totals(self) -> np.ndarray:
         """The weight of every class: the column sums of :meth:`dense`."""
         totals = np.zeros(self.n_labels)
-        _compiled.label_totals(self.codes, self._kernel_weights(), totals)
+        _compiled.label_totals(self.codes, self.loop_weights(), totals)
         return totals
 
-    def _kernel_weights(self) -> np.ndarray:
+    def loop_weights(self) -> np.ndarray:
+        """The weights as the compiled loops take them: one per row, or ``[1.0]``
+        standing for every row."""
         return np.ones(1) if self.weights is None else self.weights
 
 
@@ -211,7 +213,7 @@ def dense(resp) -> np.ndarray:
 def _label_args(resp):
     """The (labels, weights, resp (K, n)) arguments of the compiled counting loops."""
     if isinstance(resp, Labels):
-        return resp.codes, resp._kernel_weights(), np.empty((resp.n_labels, 0))
+        return resp.codes, resp.loop_weights(), np.empty((resp.n_labels, 0))
     return np.empty(0, dtype=np.intp), np.ones(1), resp.T
 
 

@@ -35,17 +35,11 @@ from bayesnb.priors import Beta, Dirichlet
 
 
 class _Unchecked(NamedTuple):
-    """A Bernoulli block's dense array, not yet checked for 0/1 values: the loop that
-    first reads it checks it (see :meth:`Bernoulli._checked`)."""
+    """A block's data as given, not yet checked (a Bernoulli block's dense 0/1 array,
+    a Multinomial block's CSR counts): the compiled loop that first reads it checks
+    it on the way, and any other reader takes the family's ``_checked`` form."""
 
-    values: np.ndarray
-
-
-class _SparseCounts(NamedTuple):
-    """A Multinomial block's CSR counts, not yet checked: the loop that first reads
-    them checks them (see :meth:`Multinomial._checked`)."""
-
-    values: sparse.csr_array
+    values: np.ndarray | sparse.csr_array
 
 
 class _CategoryCodes(NamedTuple):
@@ -278,7 +272,7 @@ class Bernoulli(_Discrete):
             # (or invalid) sends the block through the checked form instead.
             ones = np.zeros((resp.n_labels, self.n_columns))
             x = enc.values.view(np.uint8) if enc.values.dtype == bool else enc.values
-            if not _compiled.dense_label_counts(x, resp.codes, resp._kernel_weights(), ones):
+            if not _compiled.dense_label_counts(x, resp.codes, resp.loop_weights(), ones):
                 seen = np.broadcast_to(resp.totals()[:, None], ones.shape)
                 return {"counts": np.stack([seen - ones, ones], axis=-1)}
         x, observed = self._checked(enc)
@@ -717,9 +711,9 @@ class Multinomial(_Discrete):
 
     def encode(self, data):
         """The counts: a checked dense float array, or a CSR matrix whose entries are
-        checked where they are first read (:class:`_SparseCounts`)."""
+        checked where they are first read (:class:`_Unchecked`)."""
         if sparse.issparse(data):
-            return _SparseCounts(sparse.csr_array(data, dtype=float))
+            return _Unchecked(sparse.csr_array(data, dtype=float))
         x = _as_float_matrix(data, f"Multinomial block {self.name!r}").astype(float)
         if x.size and not _finite_nonnegative(x):
             self._bad_counts()
@@ -734,7 +728,7 @@ class Multinomial(_Discrete):
 
     def _checked(self, enc):
         """The count matrix of ``enc``, its entries checked."""
-        if not isinstance(enc, _SparseCounts):
+        if not isinstance(enc, _Unchecked):
             return enc
         x = enc.values
         if x.nnz and not _finite_nonnegative(x.data):
@@ -745,7 +739,7 @@ class Multinomial(_Discrete):
         return self._checked(self.encode(data))
 
     def count(self, enc, resp) -> dict:
-        if isinstance(enc, _SparseCounts) and isinstance(resp, Labels):
+        if isinstance(enc, _Unchecked) and isinstance(resp, Labels):
             x = enc.values
             counts = np.zeros((resp.n_labels, x.shape[1]))
             bad = _compiled.csr_label_counts(
@@ -753,7 +747,7 @@ class Multinomial(_Discrete):
                 _unsigned(x.indices),
                 x.data,
                 resp.codes,
-                resp._kernel_weights(),
+                resp.loop_weights(),
                 counts,
             )
             if bad:
