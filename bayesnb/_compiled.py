@@ -85,31 +85,31 @@ def _digit_rows(n_columns):
 
 
 @_inline
-def _block_digits(values, start, stop, sizes, digits):
+def _block_digits(values, start, stop, sizes, digits, outside, first):
     """Fill ``digits[j, r]`` (a (d, rows) buffer) with the digit of column ``j`` of row
     ``start + r`` of the category codes ``values`` (n, d): the code + 1, or 0 for an
-    entry outside ``0..sizes[j]-1`` (a missing -1 or NaN, an unseen value). Return how
-    many entries were outside, and the flat index of the first (-1 when none).
+    entry outside ``0..sizes[j]-1`` (a missing -1 or NaN, an unseen value). Return the
+    running count of entries outside, ``outside`` plus this block's, and the flat index
+    of the first one (``first``, unless it is -1: none yet).
 
     The rows are read once, row by row, into digits stored column by column, so the
     sums of every group's place values run along contiguous rows.
     """
     n_columns = values.shape[1]
-    outside = 0
+    here = 0
     for r in range(stop - start):
         row = values[start + r]
         for j in range(n_columns):
             v = row[j]
             ok = (v >= 0) & (v < sizes[j])
             digits[j, r] = np.int32(v) + 1 if ok else 0
-            outside += not ok
-    first = -1
-    if outside:
+            here += not ok
+    if here and first < 0:
         for e in range((stop - start) * n_columns):
             if digits[e % n_columns, e // n_columns] == 0:
                 first = start * n_columns + e
                 break
-    return outside, first
+    return outside + here, first
 
 
 @_inline
@@ -174,6 +174,14 @@ def _lookup_codes(codes, offset, m, table, acc):
             acc[r, k] += table[b, k]
 
 
+@_inline
+def _store_scores(acc, start, stop, out):
+    """Copy a block's summed scores ``acc`` (rows, K) to its columns of ``out`` (K, n)."""
+    for k in range(out.shape[0]):
+        for r in range(stop - start):
+            out[k, start + r] = acc[r, k]
+
+
 @_jit
 def group_counts(codes, offsets, labels, weights, resp, hist):
     """Add every row of the group codes ``codes`` (n, G) to ``hist`` (codes, K), with
@@ -204,9 +212,7 @@ def value_counts(values, sizes, place, bounds, offsets, labels, weights, resp, h
     outside, first = 0, -1
     for start in range(0, n, rows):
         stop = min(n, start + rows)
-        got, at = _block_digits(values, start, stop, sizes, digits)
-        outside += got
-        first = at if first < 0 else first
+        outside, first = _block_digits(values, start, stop, sizes, digits, outside, first)
         _block_labels(labels, weights, resp, start, stop, label, weight, soft)
         for g in range(len(offsets)):
             _fold_group(digits, stop - start, bounds[g], bounds[g + 1], place, codes)
@@ -225,9 +231,7 @@ def value_codes(values, sizes, place, bounds, out):
     outside, first = 0, -1
     for start in range(0, n, rows):
         stop = min(n, start + rows)
-        got, at = _block_digits(values, start, stop, sizes, digits)
-        outside += got
-        first = at if first < 0 else first
+        outside, first = _block_digits(values, start, stop, sizes, digits, outside, first)
         for g in range(out.shape[1]):
             _fold_group(digits, stop - start, bounds[g], bounds[g + 1], place, codes)
             for r in range(stop - start):
@@ -246,9 +250,7 @@ def group_lookup(codes, offsets, table, out):
         acc[:] = 0.0
         for g in range(len(offsets)):
             _lookup_codes(codes[start:stop, g], offsets[g], stop - start, table, acc)
-        for k in range(table.shape[1]):
-            for r in range(stop - start):
-                out[k, start + r] = acc[r, k]
+        _store_scores(acc, start, stop, out)
 
 
 @_jit
@@ -263,16 +265,12 @@ def value_lookup(values, sizes, place, bounds, offsets, table, out):
     outside, first = 0, -1
     for start in range(0, n, rows):
         stop = min(n, start + rows)
-        got, at = _block_digits(values, start, stop, sizes, digits)
-        outside += got
-        first = at if first < 0 else first
+        outside, first = _block_digits(values, start, stop, sizes, digits, outside, first)
         acc[:] = 0.0
         for g in range(len(offsets)):
             _fold_group(digits, stop - start, bounds[g], bounds[g + 1], place, codes)
             _lookup_codes(codes, offsets[g], stop - start, table, acc)
-        for k in range(table.shape[1]):
-            for r in range(stop - start):
-                out[k, start + r] = acc[r, k]
+        _store_scores(acc, start, stop, out)
     return outside, first
 
 
