@@ -39,7 +39,7 @@ from sklearn.exceptions import ConvergenceWarning
 from bayesnb import cluster_reports, model_choice
 from bayesnb._data import Table
 from bayesnb._starts import component_labels, start_params
-from bayesnb.families import Bernoulli, Gaussian, Multinomial
+from bayesnb.families import Gaussian
 from bayesnb.model import FittedModel, estimate_all, feature_log_likelihood
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning
 from bayesnb.sufficient import merge_stats
@@ -776,20 +776,7 @@ class MixtureFit(FittedModel):
         components = rng.choice(len(self.labels), size=int(n), p=weights / weights.sum())
         columns = {"component": np.asarray(self.labels, dtype=object)[components]}
         for block, params in zip(self.blocks, self.block_params, strict=True):
-            if isinstance(block, Multinomial):
-                raise TypeError(
-                    f"sampling the Multinomial block {block.name!r} needs document lengths, "
-                    "which the model does not describe. Sample the other features, or draw "
-                    f"tokens from params[{block.name!r}] with lengths of your own."
-                )
-            draws = np.asarray(block.sample(params, components, rng))
-            draws = draws.reshape(int(n), -1)
-            if isinstance(block, Bernoulli):
-                v0, v1 = block.values
-                if (v0, v1) == (0, 1):
-                    draws = draws.astype(np.int64)
-                else:
-                    draws = np.where(draws == 1.0, v1, v0).astype(object)
+            draws = np.asarray(block.sample(params, components, rng)).reshape(int(n), -1)
             for j, col in enumerate(block.columns):
                 columns[col] = draws[:, j]
         return pd.DataFrame(columns)[["component", *self.feature_names]]

@@ -399,3 +399,25 @@ def test_label_counts_equal_the_one_hot_products(missing):
         assert set(got) == set(want)
         for key in want:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-10, atol=1e-9)
+
+
+def test_bernoulli_draws_are_in_the_datas_coding():
+    rng = np.random.default_rng(0)
+    logp = np.log(np.array([[[0.9, 0.1]], [[0.2, 0.8]]]))  # (K=2, 1 column, 2)
+    components = np.repeat([0, 1], 20_000)
+    votes = bnb.Bernoulli(values=("n", "y")).bind("v", ["v"], pd.DataFrame({"v": ["n", "y"]}))
+    draws = votes.sample({"log_prob": logp}, components, rng)
+    assert draws.dtype == object and set(np.unique(draws)) == {"n", "y"}
+    binary = bnb.Bernoulli().bind("b", ["b"], np.array([[0], [1]]))
+    draws = binary.sample({"log_prob": logp}, components, rng)
+    assert draws.dtype == np.int64
+    # P(1 | component) is 0.1 and 0.8; 20 000 draws each: 4 standard errors apart
+    np.testing.assert_allclose(
+        [draws[:20_000].mean(), draws[20_000:].mean()], [0.1, 0.8], atol=4 * 0.0029
+    )
+
+
+def test_multinomial_block_cannot_be_sampled_without_lengths():
+    block = bnb.Multinomial().bind("words", ["a", "b"], np.array([[1, 0], [0, 2]]))
+    with pytest.raises(TypeError, match="needs document lengths"):
+        block.sample({"log_prob": np.log(np.full((1, 2), 0.5))}, np.zeros(3, int), None)

@@ -323,8 +323,13 @@ class Bernoulli(_Discrete):
         return out
 
     def sample(self, params: dict, components: np.ndarray, rng) -> np.ndarray:
+        """Draws (n, columns) in the data's own coding: 0/1 integers, or the two
+        declared ``values`` (e.g. ``"n"``/``"y"``)."""
         p1 = np.exp(params["log_prob"][..., 1])[components]
-        return (rng.random(p1.shape) < p1).astype(float)
+        ones = rng.random(p1.shape) < p1
+        if self.values == (0, 1):
+            return ones.astype(np.int64)
+        return np.where(ones, self.values[1], self.values[0]).astype(object)
 
 
 class Categorical(_Discrete):
@@ -778,6 +783,13 @@ class Multinomial(_Discrete):
             terms = special.gammaln(ak + x.data) - special.gammaln(ak)
             out[:, k] += np.bincount(rows, weights=terms, minlength=x.shape[0])
         return out
+
+    def sample(self, params, components, rng):
+        raise TypeError(
+            f"sampling the Multinomial block {self.name!r} needs document lengths, which "
+            "the model does not describe. Sample the other features, or draw tokens "
+            f"from params[{self.name!r}] with lengths of your own."
+        )
 
     def posterior_scores(self, enc, params) -> np.ndarray:
         """The log-likelihood less that of the first class, (n, K): ``K - 1`` products
