@@ -41,6 +41,11 @@ def check_estimate(estimate: str, name: str = "estimate") -> str:
 
 
 def _as_concentration(value, name: str) -> np.ndarray:
+    if np.asarray(value).dtype.kind not in "iuf":  # True, "1", None: not a number
+        raise TypeError(
+            f"{name} must be a positive number or an array of them; got {value!r} "
+            f"({type(value).__name__}). Give the pseudo-counts as numbers, e.g. 1.0."
+        )
     arr = np.asarray(value, dtype=float)
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
         raise ValueError(

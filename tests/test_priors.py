@@ -95,6 +95,14 @@ def test_invalid_concentration(alpha):
         bnb.Dirichlet(alpha)
 
 
+@pytest.mark.parametrize("alpha", [True, "1", None, [1.0, "a"]])
+def test_concentration_that_is_not_a_number(alpha):
+    with pytest.raises(TypeError, match="alpha must be a positive number"):
+        bnb.Dirichlet(alpha)
+    with pytest.raises(TypeError, match="a must be a positive number"):
+        bnb.Beta(alpha, 1.0)
+
+
 # -- Dirichlet / Beta distributions against scipy -------------------------------------------
 
 
