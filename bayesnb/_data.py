@@ -65,7 +65,8 @@ class Table:
             return self.data[columns]
         if columns == self.names:
             return self.data
-        index = [self.names.index(c) for c in columns]
+        position = {name: j for j, name in enumerate(self.names)}
+        index = [position[c] for c in columns]
         if index and index == list(range(index[0], index[0] + len(index))):
             return self.data[:, index[0] : index[0] + len(index)]
         return self.data[:, index]
