@@ -15,11 +15,13 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import sparse, special
+from scipy import sparse
 
 from bayesnb._data import Table
-from bayesnb.families import Bernoulli, Categorical, Gaussian
+from bayesnb.families import Bernoulli, Categorical
+from bayesnb.families._kernels import _xlogp_sum
 from bayesnb.model import log_sum_exp_rows, normalize
+from bayesnb.priors import Dirichlet
 
 __all__ = ["cheeseman_stutz", "compare_components", "pattern_statistics"]
 
@@ -123,12 +125,12 @@ def cheeseman_stutz(fit, X) -> float:
     resp = normalize(jll)
     class_counts = resp.sum(axis=0)
     K = len(fit.labels)
-    marginal = _dirichlet_marginal(class_counts, fit.class_prior.resolve(K))
+    marginal = Dirichlet(fit.class_prior.resolve(K)).log_marginal_likelihood(class_counts)
     complete = _xlogp_sum(class_counts, fit.class_log_prob)
     for block, enc, params in zip(fit.blocks, encoded, fit.block_params, strict=True):
         st = block.count(enc, resp)
-        marginal += _log_marginal(block, st, K)
-        complete += _complete_loglik(block, st, params)
+        marginal += block.log_marginal(st, K)
+        complete += block.complete_log_likelihood(st, params)
     return marginal - complete + float(row_ll.sum()) + math.lgamma(K + 1)
 
 
@@ -215,66 +217,3 @@ def _pattern_codes(fit, X):
             codes.append(index.get_indexer(col))
             levels.append(len(index))
     return np.stack(codes, axis=1), levels
-
-
-def _xlogp_sum(counts, log_prob) -> float:
-    """``sum(counts * log_prob)`` with a zero count contributing 0 (never 0 * -inf)."""
-    counts = np.broadcast_to(np.asarray(counts, dtype=float), np.shape(log_prob))
-    used = counts > 0
-    return float(np.sum(counts[used] * np.asarray(log_prob)[used]))
-
-
-def _dirichlet_marginal(counts, alpha, segments=None) -> float:
-    """``log B(alpha + counts) - log B(alpha)``, summed over the leading axes.
-
-    The Dirichlet is over the last axis, or, given ``segments`` (the starts of a
-    Categorical block's columns on its flat layout, see ``Categorical.segments``),
-    over each column's categories.
-    """
-    counts = np.asarray(counts, dtype=float)
-    alpha = np.broadcast_to(alpha, counts.shape)
-    post = alpha + counts
-
-    def total(values):
-        if segments is None:
-            return values.sum(axis=-1)
-        return np.add.reduceat(values.reshape(values.shape[0], -1), segments, axis=1)
-
-    out = special.gammaln(total(alpha)) - special.gammaln(total(post))
-    out += total(special.gammaln(post) - special.gammaln(alpha))
-    return float(np.sum(out))
-
-
-def _log_marginal(block, stats: dict, K: int) -> float:
-    """Closed-form log marginal likelihood of complete-data statistics under the prior."""
-    if isinstance(block, Gaussian):
-        prior = block.prior
-        n = np.asarray(stats["n"], dtype=float)
-        post = prior.posterior(n, stats["mean"], stats["ss"])
-        a, b, k = (np.asarray(v, dtype=float) for v in (prior.alpha, prior.beta, prior.kappa))
-        out = (
-            special.gammaln(post.alpha)
-            - special.gammaln(a)
-            + a * np.log(b)
-            - post.alpha * np.log(post.beta)
-            + 0.5 * (np.log(k) - np.log(post.kappa))
-            - 0.5 * n * np.log(2.0 * np.pi)
-        )
-        return float(np.sum(out))
-    counts = stats["counts"]
-    segments = block.segments() if isinstance(block, Categorical) else None
-    return _dirichlet_marginal(counts, block._alpha(K, counts.shape[1:]), segments)
-
-
-def _complete_loglik(block, stats: dict, params: dict) -> float:
-    """Complete-data log-likelihood of the statistics at the parameters.
-
-    Like :func:`_log_marginal`, it leaves out the constants the families leave out
-    (a bin's width, the multinomial coefficient); they cancel in Cheeseman-Stutz.
-    """
-    if isinstance(block, Gaussian):
-        n, mean, ss = stats["n"], stats["mean"], stats["ss"]
-        mu, var = params["mu"], params["var"]
-        out = -0.5 * n * np.log(2.0 * np.pi * var) - (ss + n * (mean - mu) ** 2) / (2.0 * var)
-        return float(np.sum(out))
-    return _xlogp_sum(stats["counts"], params["log_prob"])

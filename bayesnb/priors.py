@@ -128,6 +128,34 @@ class Dirichlet:
         counts = np.asarray(counts, dtype=float)
         return Dirichlet(self.alpha + counts)
 
+    def log_marginal_likelihood(self, counts, *, segments=None) -> float:
+        """``log p(data)`` of categorical draws with ``counts`` under this prior (the
+        sequence's Dirichlet-multinomial, without the multinomial coefficient):
+        ``log B(alpha + counts) - log B(alpha)``, summed over the leading axes.
+
+        The Dirichlet is over the last axis, or, given ``segments`` (the starts of
+        several variables laid side by side on it), over each variable's part.
+
+        Examples
+        --------
+        >>> import math
+        >>> got = Dirichlet([1.0, 1.0]).log_marginal_likelihood([2, 1])  # 2!1!/4! = 1/12
+        >>> bool(abs(got - math.log(1 / 12)) < 1e-12)
+        True
+        """
+        counts = np.asarray(counts, dtype=float)
+        alpha = np.broadcast_to(self.alpha, counts.shape)
+        post = alpha + counts
+
+        def total(values):
+            if segments is None:
+                return values.sum(axis=-1)
+            return np.add.reduceat(values.reshape(values.shape[0], -1), segments, axis=1)
+
+        out = special.gammaln(total(alpha)) - special.gammaln(total(post))
+        out += total(special.gammaln(post) - special.gammaln(alpha))
+        return float(np.sum(out))
+
     # -- moments ------------------------------------------------------------------------
     def mean(self) -> np.ndarray:
         a = self._full()
@@ -413,6 +441,23 @@ class NormalInverseGamma:
         alpha_n = self.alpha + n / 2.0
         beta_n = self.beta + ss / 2.0 + self.kappa * n * (mean - self.mu) ** 2 / (2.0 * kappa_n)
         return NormalInverseGamma(mu=mu_n, kappa=kappa_n, alpha=alpha_n, beta=beta_n)
+
+    def log_marginal_likelihood(self, n, mean, ss) -> float:
+        """``log p(data)`` of ``n`` normal draws with mean ``mean`` and centred sum of
+        squares ``ss`` under this prior (the mean and variance integrated out), summed
+        over the arrays' entries."""
+        n = np.asarray(n, dtype=float)
+        post = self.posterior(n, mean, ss)
+        a, b, k = (np.asarray(v, dtype=float) for v in (self.alpha, self.beta, self.kappa))
+        out = (
+            special.gammaln(post.alpha)
+            - special.gammaln(a)
+            + a * np.log(b)
+            - post.alpha * np.log(post.beta)
+            + 0.5 * (np.log(k) - np.log(post.kappa))
+            - 0.5 * n * np.log(2.0 * np.pi)
+        )
+        return float(np.sum(out))
 
     def posterior_from_data(self, x) -> NormalInverseGamma:
         x = np.asarray(x, dtype=float)

@@ -75,6 +75,13 @@ def _column_sums(design, resp: np.ndarray) -> np.ndarray:
     return out
 
 
+def _xlogp_sum(counts, log_prob) -> float:
+    """``sum(counts * log_prob)`` with a zero count contributing 0 (never 0 * -inf)."""
+    counts = np.broadcast_to(np.asarray(counts, dtype=float), np.shape(log_prob))
+    used = counts > 0
+    return float(np.sum(counts[used] * np.asarray(log_prob)[used]))
+
+
 def _is_zero_one(x: np.ndarray) -> bool:
     """Whether every entry of the float matrix ``x`` is 0 or 1 (NaN is neither).
 

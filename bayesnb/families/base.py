@@ -62,6 +62,19 @@ class Family:
         ``log_likelihood`` cheaper. By default :meth:`encode`."""
         return self.encode(data)
 
+    def log_marginal(self, stats: dict, n_labels: int) -> float:
+        """``log p(data)`` of complete-data statistics ``stats`` (one entry per class
+        or component) with the parameters integrated out under the prior: the
+        conjugate marginal likelihood (a Dirichlet-multinomial for counts, the
+        Normal-Inverse-Gamma marginal for Gaussians)."""
+        raise NotImplementedError(f"{type(self).__name__} has no marginal likelihood")
+
+    def complete_log_likelihood(self, stats: dict, params: dict) -> float:
+        """``log p(data | params)`` of complete-data statistics ``stats``, leaving out
+        the constants :meth:`log_marginal` leaves out too (a bin's width, the
+        multinomial coefficient)."""
+        raise NotImplementedError(f"{type(self).__name__} has no complete-data likelihood")
+
     def posterior_scores(self, enc, params: dict):
         """``log_likelihood(enc, params)`` up to a constant of every row (n, K): all
         that the posterior over the classes depends on, which a family may compute

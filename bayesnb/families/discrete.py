@@ -28,6 +28,7 @@ from bayesnb.families._kernels import (
     _unsigned,
     _value_counts,
     _value_lookup,
+    _xlogp_sum,
     dense,
 )
 from bayesnb.families.base import Family
@@ -90,6 +91,14 @@ class _Discrete(Family):
                 counts, method, segments=self._segments(), what=f"{self.kind} feature {self.name!r}"
             )
         }
+
+    def log_marginal(self, stats: dict, n_labels: int) -> float:
+        counts = stats["counts"]
+        prior = Dirichlet(self._alpha(n_labels, counts.shape[1:]))
+        return prior.log_marginal_likelihood(counts, segments=self._segments())
+
+    def complete_log_likelihood(self, stats: dict, params: dict) -> float:
+        return _xlogp_sum(stats["counts"], params["log_prob"])
 
     def log_prior(self, params: dict) -> float:
         """Log density of the prior at the estimated probabilities (for MAP-EM)."""

@@ -187,6 +187,15 @@ class Gaussian(Family):
         mu, var = (np.asarray(v, float) for v in est)
         return {"mu": mu, "var": var}
 
+    def log_marginal(self, stats: dict, n_labels: int) -> float:
+        return self.prior.log_marginal_likelihood(stats["n"], stats["mean"], stats["ss"])
+
+    def complete_log_likelihood(self, stats: dict, params: dict) -> float:
+        n, mean, ss = stats["n"], stats["mean"], stats["ss"]
+        mu, var = params["mu"], params["var"]
+        out = -0.5 * n * np.log(2.0 * np.pi * var) - (ss + n * (mean - mu) ** 2) / (2.0 * var)
+        return float(np.sum(out))
+
     def log_prior(self, params) -> float:
         return float(self.prior.logpdf(params["mu"], params["var"]).sum())
 
