@@ -18,7 +18,6 @@ import pandas as pd
 from scipy import sparse
 
 from bayesnb._data import Table
-from bayesnb.families import Bernoulli, Categorical
 from bayesnb.families._kernels import _xlogp_sum
 from bayesnb.model import log_sum_exp_rows, normalize
 from bayesnb.priors import Dirichlet
@@ -189,10 +188,10 @@ def pattern_statistics(fit, X) -> dict:
 
 
 def _unpatterned_kinds(fit) -> list[str]:
-    """The sorted kinds of the blocks other than Bernoulli and Categorical, whose raw
-    values have no finite set of patterns to tally (a Gaussian's or a Binned block's
-    are continuous, a Multinomial's counts unbounded); empty when every block has one."""
-    return sorted({b.kind for b in fit.blocks if type(b) not in (Bernoulli, Categorical)})
+    """The sorted kinds of the blocks whose raw values have no finite set of patterns
+    to tally (a Gaussian's or a Binned block's are continuous, a Multinomial's counts
+    unbounded); empty when every block has one."""
+    return sorted({b.kind for b in fit.blocks if b.value_domains() is None})
 
 
 def _pattern_codes(fit, X):
@@ -204,16 +203,11 @@ def _pattern_codes(fit, X):
         if sparse.issparse(raw):
             raw = raw.toarray()
         frame = raw if isinstance(raw, pd.DataFrame) else pd.DataFrame(raw)
-        for j in range(frame.shape[1]):
+        for j, domain in enumerate(block.value_domains()):
             col = frame.iloc[:, j]
             if col.dtype.kind == "b":
                 col = col.astype(np.int64)
-            # A Categorical block's columns each have their own categories.
-            index = pd.Index(
-                block.column_categories[j]
-                if isinstance(block, Categorical)
-                else block.category_labels()
-            )
+            index = pd.Index(domain)
             codes.append(index.get_indexer(col))
             levels.append(len(index))
     return np.stack(codes, axis=1), levels

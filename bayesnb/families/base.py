@@ -62,6 +62,11 @@ class Family:
         ``log_likelihood`` cheaper. By default :meth:`encode`."""
         return self.encode(data)
 
+    def value_domains(self) -> list[list] | None:
+        """The raw values every column takes, when they are finitely many (so rows
+        fall into a finite set of patterns); None for continuous or unbounded data."""
+        return None
+
     def log_marginal(self, stats: dict, n_labels: int) -> float:
         """``log p(data)`` of complete-data statistics ``stats`` (one entry per class
         or component) with the parameters integrated out under the prior: the

@@ -196,6 +196,9 @@ class Bernoulli(_Discrete):
     def category_labels(self) -> list:
         return list(self.values)
 
+    def value_domains(self) -> list[list]:
+        return [list(self.values) for _ in self.columns]
+
     def encode(self, data):
         """A dense array as it is (:class:`_Unchecked`: checked where it is first
         read), anything else as :meth:`_binary`'s checked form."""
@@ -433,6 +436,9 @@ class Categorical(_Discrete):
             )
         return list(self.categories)
 
+    def value_domains(self) -> list[list]:
+        return [list(c) for c in self.column_categories]
+
     def column_sizes(self) -> list[int]:
         """The number of categories of every column."""
         return [len(c) for c in self.column_categories]
@@ -627,6 +633,9 @@ class Binned(Categorical):
 
     def __repr__(self) -> str:
         return f"Binned(edges={self.edges.tolist()!r}, prior={self.prior!r})"
+
+    def value_domains(self) -> None:
+        return None  # the raw values are continuous: only their bins are finitely many
 
     def codes(self, data) -> np.ndarray:
         x = np.asarray(_as_float_matrix(data, f"Binned feature {self.name!r}"), dtype=float)
