@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnb.families import Categorical, Gaussian, Multinomial
 from bayesnb.priors import ZeroProbabilityWarning
 from bayesnb.sufficient import pool_stats
 
@@ -62,22 +61,8 @@ def _influence(fit, pooled_all: list) -> xr.DataArray:
     """:func:`influence` against the whole data's parameters ``pooled_all``."""
     columns, values = [], []
     for block, params, pooled in zip(fit.blocks, fit.block_params, pooled_all, strict=True):
-        if isinstance(block, Gaussian):
-            vk, v0 = params["var"], pooled["var"]
-            kl = 0.5 * np.log(v0 / vk) + (vk + (params["mu"] - pooled["mu"]) ** 2) / (2 * v0)
-            kl -= 0.5
-        else:
-            p = np.exp(params["log_prob"])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                terms = np.where(p > 0, p * (params["log_prob"] - pooled["log_prob"]), 0.0)
-            if isinstance(block, Categorical):  # each column over its own categories
-                kl = np.add.reduceat(terms.reshape(len(fit.labels), -1), block.segments(), axis=1)
-            else:
-                kl = terms.sum(axis=-1)
-        kl = kl.reshape(len(fit.labels), -1)
-        names = [block.name] if isinstance(block, Multinomial) else list(block.columns)
-        columns.extend(names)
-        values.append(kl)
+        columns.extend(block.attribute_names())
+        values.append(block.divergence(params, pooled).reshape(len(fit.labels), -1))
     return xr.DataArray(
         np.concatenate(values, axis=1),
         dims=("component", "feature"),
@@ -131,42 +116,6 @@ def report(fit, top: int | None = 5) -> pd.DataFrame:
 
 def _summaries(fit, pooled_all: list) -> dict:
     out = {}
-    K = len(fit.labels)
     for block, params, pooled in zip(fit.blocks, fit.block_params, pooled_all, strict=True):
-        if isinstance(block, Gaussian):
-            for j, col in enumerate(block.columns):
-                mu, sd = params["mu"][:, j], np.sqrt(params["var"][:, j])
-                m0, s0 = pooled["mu"][0, j], np.sqrt(pooled["var"][0, j])
-                out[col] = [
-                    f"mean {mu[k]:.4g} ± {sd[k]:.3g} (all: {m0:.4g} ± {s0:.3g})" for k in range(K)
-                ]
-            continue
-        if isinstance(block, Categorical):  # every column over its own categories
-            p = np.exp(params["log_prob"]).reshape(K, -1)
-            q = np.exp(pooled["log_prob"]).reshape(-1)
-            for col, start, cats in zip(
-                block.columns, block.segments(), block.column_categories, strict=True
-            ):
-                top = p[:, start : start + len(cats)].argmax(axis=1) + start
-                out[col] = [
-                    f"{cats[top[k] - start]}: {p[k, top[k]]:.3f} (all: {q[top[k]]:.3f})"
-                    for k in range(K)
-                ]
-            continue
-        n_values = params["log_prob"].shape[-1]
-        p = np.exp(params["log_prob"]).reshape(K, -1, n_values)
-        q = np.exp(pooled["log_prob"]).reshape(1, -1, n_values)
-        cats = block.category_labels()
-        if isinstance(block, Multinomial):  # the token most over-represented
-            with np.errstate(divide="ignore"):
-                top = (np.log(p[:, 0]) - np.log(q[0, 0])).argmax(axis=1)
-            out[block.name] = [
-                f"{cats[top[k]]}: {p[k, 0, top[k]]:.3g} (all: {q[0, 0, top[k]]:.3g})"
-                for k in range(K)
-            ]
-            continue
-        for j, col in enumerate(block.columns):  # Bernoulli
-            out[col] = [
-                f"P({cats[1]}) = {p[k, j, 1]:.3f} (all: {q[0, j, 1]:.3f})" for k in range(K)
-            ]
+        out.update(block.describe(params, pooled))
     return out

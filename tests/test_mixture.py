@@ -16,6 +16,7 @@ import xarray as xr
 from scipy import integrate, optimize, sparse, special, stats
 
 import bayesnb as bnb
+from bayesnb import cluster_reports
 from bayesnb.completions import enumerate_completions, expected_statistics
 from bayesnb.mixture import ConvergenceWarning, MixtureFit, MonotonicityError, fit_mixture
 from bayesnb.model_choice import compare_components
@@ -999,3 +1000,47 @@ def test_ragged_block_mixture_round_trips_through_save_and_load(ragged_data, tmp
     assert back.cheeseman_stutz(X) == mix.cheeseman_stutz(X)
     assert back.pattern_statistics(X) == mix.pattern_statistics(X)
     pd.testing.assert_frame_equal(back.sample(50, random_state=1), mix.sample(50, random_state=1))
+
+
+def test_report_summaries_and_word_influence_of_every_family():
+    rng = np.random.default_rng(9)
+    n = 400
+    z = rng.random(n) < 0.5
+    df = pd.DataFrame(
+        {
+            "v": np.where(rng.random(n) < np.where(z, 0.85, 0.2), "y", "n"),
+            "g": rng.normal(np.where(z, 3.0, -1.0), 1.0),
+            "w1": rng.poisson(np.where(z, 4.0, 0.5)),
+            "w2": rng.poisson(np.where(z, 0.5, 4.0)),
+            "w3": rng.poisson(1.0, n),
+        }
+    )
+    model = bnb.NaiveBayes(
+        {
+            "v": bnb.Bernoulli(bnb.Beta(2, 2), values=("n", "y")),
+            "g": bnb.Gaussian(),
+            "words": bnb.Multinomial(bnb.Dirichlet(2.0), columns=["w1", "w2", "w3"]),
+        }
+    )
+    mix = model.cluster(df, 2, n_init=2, random_state=0)
+    report = mix.report(top=None)
+    names = [b.name for b in mix.blocks]
+    pooled = dict(zip(names, cluster_reports.pooled_params(mix), strict=True))
+    for k in range(2):
+        p = mix.params["v"].values[k]
+        q = np.exp(pooled["v"]["log_prob"][0, 0, 1])
+        assert report.loc[(k, "v"), "summary"] == f"P(y) = {p:.3f} (all: {q:.3f})"
+        mu, sd = mix.params["g_mu"].values[k], mix.params["g_sigma"].values[k]
+        m0, s0 = pooled["g"]["mu"][0, 0], np.sqrt(pooled["g"]["var"][0, 0])
+        assert report.loc[(k, "g"), "summary"] == (
+            f"mean {mu:.4g} ± {sd:.3g} (all: {m0:.4g} ± {s0:.3g})"
+        )
+        # The word most over-represented, and the KL divergence over the words.
+        pw, qw = mix.params["words"].values[k], np.exp(pooled["words"]["log_prob"][0])
+        top = int(np.argmax(np.log(pw) - np.log(qw)))
+        word = ["w1", "w2", "w3"][top]
+        assert report.loc[(k, "words"), "summary"] == (
+            f"{word}: {pw[top]:.3g} (all: {qw[top]:.3g})"
+        )
+        kl = float(np.sum(pw * np.log(pw / qw)))
+        assert report.loc[(k, "words"), "influence"] == pytest.approx(kl, rel=1e-12)

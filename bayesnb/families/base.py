@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
+
 from bayesnb.priors import check_estimate
 
 
@@ -61,6 +63,22 @@ class Family:
         a family may spend more here to make each later ``count`` and
         ``log_likelihood`` cheaper. By default :meth:`encode`."""
         return self.encode(data)
+
+    # -- cluster reports (see bayesnb.cluster_reports) --------------------------------------
+    def attribute_names(self) -> list:
+        """The attributes a cluster report describes: one per column by default."""
+        return list(self.columns)
+
+    def divergence(self, params: dict, reference: dict) -> np.ndarray:
+        """(K, attributes): the Kullback-Leibler divergence, in nats, of every
+        component's distribution of every attribute from ``reference``'s (the
+        parameters of one component holding every row)."""
+        raise NotImplementedError(f"{type(self).__name__} has no divergence")
+
+    def describe(self, params: dict, reference: dict) -> dict:
+        """``{attribute: [text per component]}``: a component's most telling value (or
+        mean) against ``reference``'s."""
+        raise NotImplementedError(f"{type(self).__name__} has no description")
 
     def value_domains(self) -> list[list] | None:
         """The raw values every column takes, when they are finitely many (so rows

@@ -92,6 +92,18 @@ class _Discrete(Family):
             )
         }
 
+    def _attribute_starts(self) -> np.ndarray:
+        """Where every attribute's categories start on the flat (K, -1) layout."""
+        return np.arange(self.n_columns) * len(self.category_labels())
+
+    def divergence(self, params: dict, reference: dict) -> np.ndarray:
+        """:math:`\\sum_v p_{kv} \\log(p_{kv}/q_v)` over every attribute's categories."""
+        logp = params["log_prob"]
+        p = np.exp(logp)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(p > 0, p * (logp - reference["log_prob"]), 0.0)
+        return np.add.reduceat(terms.reshape(len(p), -1), self._attribute_starts(), axis=1)
+
     def log_marginal(self, stats: dict, n_labels: int) -> float:
         counts = stats["counts"]
         prior = Dirichlet(self._alpha(n_labels, counts.shape[1:]))
@@ -198,6 +210,15 @@ class Bernoulli(_Discrete):
 
     def value_domains(self) -> list[list]:
         return [list(self.values) for _ in self.columns]
+
+    def describe(self, params: dict, reference: dict) -> dict:
+        p = np.exp(params["log_prob"][..., 1])  # (K, columns)
+        q = np.exp(reference["log_prob"][0, :, 1])
+        true = self.values[1]
+        return {
+            col: [f"P({true}) = {p[k, j]:.3f} (all: {q[j]:.3f})" for k in range(len(p))]
+            for j, col in enumerate(self.columns)
+        }
 
     def encode(self, data):
         """A dense array as it is (:class:`_Unchecked`: checked where it is first
@@ -438,6 +459,23 @@ class Categorical(_Discrete):
 
     def value_domains(self) -> list[list]:
         return [list(c) for c in self.column_categories]
+
+    def _attribute_starts(self) -> np.ndarray:
+        return self.segments()
+
+    def describe(self, params: dict, reference: dict) -> dict:
+        p = np.exp(self._flat(params["log_prob"]))
+        q = np.exp(self._flat(reference["log_prob"]))[0]
+        out = {}
+        for col, start, cats in zip(
+            self.columns, self.segments(), self.column_categories, strict=True
+        ):
+            top = p[:, start : start + len(cats)].argmax(axis=1) + start
+            out[col] = [
+                f"{cats[top[k] - start]}: {p[k, top[k]]:.3f} (all: {q[top[k]]:.3f})"
+                for k in range(len(p))
+            ]
+        return out
 
     def column_sizes(self) -> list[int]:
         """The number of categories of every column."""
@@ -731,6 +769,25 @@ class Multinomial(_Discrete):
 
     def n_free_parameters(self, n_labels: int) -> int:
         return n_labels * (self.n_columns - 1)
+
+    def attribute_names(self) -> list:
+        return [self.name]  # the block's columns are one distribution over the words
+
+    def _attribute_starts(self) -> np.ndarray:
+        return np.zeros(1, dtype=np.intp)
+
+    def describe(self, params: dict, reference: dict) -> dict:
+        """The word most over-represented in each component."""
+        logp, logq = params["log_prob"], reference["log_prob"][0]
+        with np.errstate(invalid="ignore"):  # a word of probability 0 everywhere: NaN
+            ratio = logp - logq
+        top = np.where(np.isnan(ratio), -np.inf, ratio).argmax(axis=1)
+        p, q = np.exp(logp), np.exp(logq)
+        return {
+            self.name: [
+                f"{self.columns[t]}: {p[k, t]:.3g} (all: {q[t]:.3g})" for k, t in enumerate(top)
+            ]
+        }
 
     def encode(self, data):
         """The counts: a checked dense float array, or a CSR matrix whose entries are

@@ -187,6 +187,23 @@ class Gaussian(Family):
         mu, var = (np.asarray(v, float) for v in est)
         return {"mu": mu, "var": var}
 
+    def divergence(self, params: dict, reference: dict) -> np.ndarray:
+        """:math:`\\log(\\sigma/\\sigma_k) + (\\sigma_k^2 + (\\mu_k - \\mu)^2)/(2\\sigma^2)
+        - 1/2` for every column."""
+        vk, v0 = params["var"], reference["var"]
+        return 0.5 * np.log(v0 / vk) + (vk + (params["mu"] - reference["mu"]) ** 2) / (2 * v0) - 0.5
+
+    def describe(self, params: dict, reference: dict) -> dict:
+        mu, sd = params["mu"], np.sqrt(params["var"])
+        m0, s0 = reference["mu"][0], np.sqrt(reference["var"][0])
+        return {
+            col: [
+                f"mean {mu[k, j]:.4g} ± {sd[k, j]:.3g} (all: {m0[j]:.4g} ± {s0[j]:.3g})"
+                for k in range(len(mu))
+            ]
+            for j, col in enumerate(self.columns)
+        }
+
     def log_marginal(self, stats: dict, n_labels: int) -> float:
         return self.prior.log_marginal_likelihood(stats["n"], stats["mean"], stats["ss"])
 
