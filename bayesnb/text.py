@@ -506,8 +506,7 @@ class TextFit:
 
     def predict(self, docs) -> np.ndarray:
         """The most probable class of every message (``argmax_c`` of the joint)."""
-        scores = self.model._posterior_scores(self._design(docs))
-        return np.asarray(self.labels, dtype=object)[scores.argmax(axis=1)]
+        return np.asarray(self.model.predict(self._design(docs)), dtype=object)
 
     # -- explanations -------------------------------------------------------------------
     def _presence_weights(self) -> np.ndarray:

@@ -34,12 +34,19 @@ def _product(design, weights: np.ndarray) -> np.ndarray:
     if design.dtype == np.float64:
         return (weights @ design.T).T
     out = np.empty((weights.shape[0], design.shape[0]))
+    for rows, block in _float_blocks(design):
+        out[:, rows] = weights @ block.T
+    return out.T
+
+
+def _float_blocks(design: np.ndarray):
+    """``(rows, block)`` over consecutive row blocks of a dense design, each cast to
+    float64 into one reused buffer (so the design is never copied whole)."""
     buf = np.empty((min(design.shape[0], _BLOCK_ENTRIES), design.shape[1]))
     for rows in _row_blocks(*design.shape):
         block = buf[: rows.stop - rows.start]
         np.copyto(block, design[rows], casting="unsafe")
-        out[:, rows] = weights @ block.T
-    return out.T
+        yield rows, block
 
 
 def _guarded_dot(design, logp: np.ndarray) -> np.ndarray:
@@ -67,10 +74,7 @@ def _column_sums(design, resp: np.ndarray) -> np.ndarray:
     if design.dtype == np.float64:
         return resp.T @ design
     out = np.zeros((resp.shape[1], design.shape[1]))
-    buf = np.empty((min(design.shape[0], _BLOCK_ENTRIES), design.shape[1]))
-    for rows in _row_blocks(*design.shape):
-        block = buf[: rows.stop - rows.start]
-        np.copyto(block, design[rows], casting="unsafe")
+    for rows, block in _float_blocks(design):
         out += resp[rows].T @ block
     return out
 
@@ -187,6 +191,7 @@ class Labels:
         self.n_labels = int(n_labels)
         self.weights = weights
         self._dense = None
+        self._totals = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -201,10 +206,11 @@ class Labels:
         return self._dense
 
     def totals(self) -> np.ndarray:
-        """The weight of every class: the column sums of :meth:`dense`."""
-        totals = np.zeros(self.n_labels)
-        _compiled.label_totals(self.codes, self.loop_weights(), totals)
-        return totals
+        """The weight of every class: the column sums of :meth:`dense` (computed once)."""
+        if self._totals is None:
+            self._totals = np.zeros(self.n_labels)
+            _compiled.label_totals(self.codes, self.loop_weights(), self._totals)
+        return self._totals.copy()
 
     def loop_weights(self) -> np.ndarray:
         """The weights as the compiled loops take them: one per row, or ``[1.0]``
