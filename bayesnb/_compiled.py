@@ -79,6 +79,19 @@ _DIGIT_ENTRIES = 1 << 14
 
 
 @_inline
+def _row_weight(weights, i):
+    """Row ``i``'s weight: ``weights[i]``, or None for every row when ``weights`` is
+    None (unweighted rows; numba then compiles the caller without the multiplies)."""
+    return None if weights is None else weights[i]
+
+
+@_inline
+def _weighted(w, v):
+    """``w * v``, or ``v`` itself for an unweighted row (``w`` None)."""
+    return v if w is None else w * v
+
+
+@_inline
 def _digit_rows(n_columns):
     """Rows of a block of :func:`_block_digits` for ``n_columns`` columns."""
     return max(16, min(_BLOCK_ROWS, _DIGIT_ENTRIES // max(1, n_columns)))
@@ -126,14 +139,13 @@ def _fold_group(digits, m, first, stop, place, codes):
 @_inline
 def _block_labels(labels, weights, resp, start, stop, label, weight, soft):
     """Fill ``label``/``weight`` for rows ``start..stop-1``: from the class ``labels``
-    (n,) and ``weights`` ((n,), or (1,) for every row) when ``labels`` is not empty,
+    (n,) and ``weights`` ((n,), or None: unweighted) when ``labels`` is not empty,
     else from ``resp`` (K, n): the one non-zero entry of a row and its column, or -1
     for a row with several, whose entries are copied to ``soft`` (rows, K)."""
     if len(labels):
-        each = len(weights) > 1
         for i in range(start, stop):
             label[i - start] = labels[i]
-            weight[i - start] = weights[i] if each else weights[0]
+            weight[i - start] = _weighted(_row_weight(weights, i), 1.0)
         return
     n_comp = resp.shape[0]
     for i in range(start, stop):
@@ -353,7 +365,7 @@ def rank_codes(values, lo, n_range, codes):
     value of that range (-1 for a value absent)."""
     rank = np.zeros(n_range, dtype=np.int64)
     for i in range(len(values)):
-        rank[values[i] - lo] = 1
+        rank[np.uint64(values[i] - lo)] = 1  # unsigned: no test for a wrapped index
     seen = 0
     for r in range(n_range):
         if rank[r]:
@@ -362,31 +374,29 @@ def rank_codes(values, lo, n_range, codes):
         else:
             rank[r] = -1
     for i in range(len(values)):
-        codes[i] = rank[values[i] - lo]
+        codes[i] = rank[np.uint64(values[i] - lo)]
     return rank
 
 
 @_jit
 def one_hot(codes, weights, resp):
-    """Fill ``resp`` (K, n) with ``weights[i]`` (or ``weights[0]`` for every row, when
-    ``weights`` has one entry) at ``codes[i]`` in column ``i`` and 0 elsewhere."""
+    """Fill ``resp`` (K, n) with ``weights[i]`` (1 when ``weights`` is None) at
+    ``codes[i]`` in column ``i`` and 0 elsewhere."""
     n_comp, n = resp.shape
-    each = len(weights) > 1
     for i in range(n):
         for k in range(n_comp):
             resp[k, i] = 0.0
-        resp[codes[i], i] = weights[i] if each else weights[0]
+        resp[codes[i], i] = _weighted(_row_weight(weights, i), 1.0)
 
 
 @_jit
 def label_totals(codes, weights, out):
-    """Add ``weights[i]`` (or ``weights[0]`` for every row, when ``weights`` has one
-    entry) to ``out[codes[i]]`` for every row: four interleaved sums, so consecutive
-    rows of one class do not wait on each other."""
-    each = len(weights) > 1
+    """Add ``weights[i]`` (1 when ``weights`` is None) to ``out[codes[i]]`` for every
+    row: four interleaved sums, so consecutive rows of one class do not wait on each
+    other."""
     acc = np.zeros((4, len(out)))
     for i in range(len(codes)):
-        acc[i & 3, codes[i]] += weights[i] if each else weights[0]
+        acc[i & 3, codes[i]] += _weighted(_row_weight(weights, i), 1.0)
     for k in range(len(out)):
         out[k] += acc[0, k] + acc[1, k] + acc[2, k] + acc[3, k]
 
@@ -412,71 +422,71 @@ def mark_values(values, seen):
 @_jit
 def csr_label_counts(indptr, indices, data, labels, weights, out):
     """Add row ``i`` of the CSR matrix (``indptr``, ``indices``, ``data``) times
-    ``weights[i]`` (or ``weights[0]`` for every row, when it has one entry) to row
-    ``labels[i]`` of ``out`` (K, columns). Return whether some entry is negative, NaN
+    ``weights[i]`` (1 when ``weights`` is None) to row ``labels[i]`` of ``out``
+    (K, columns). Return whether some entry is negative, NaN
     or infinite (checked as it is read: the least entry, and a sum of ``0 * entry``
     that only NaN and inf turn into NaN).
 
     Four entries at a time: their loads are issued together, ahead of the four
-    updates (which stay in order, so a repeated column is still added twice).
+    updates (which stay in order, so a repeated column is still added twice), and
+    each of the two running checks takes one step per four entries. Positions are
+    unsigned, so no index is tested for a negative (wrapped-around) value.
     """
-    each = len(weights) > 1
+    one, two, three, four = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
     low = 0.0
     spread = 0.0
     for i in range(len(indptr) - 1):
         row = out[labels[i]]
-        w = weights[i] if each else weights[0]
-        p, stop = indptr[i], indptr[i + 1]
-        while p + 4 <= stop:
-            a, b, c, d = indices[p], indices[p + 1], indices[p + 2], indices[p + 3]
-            va, vb, vc, vd = data[p], data[p + 1], data[p + 2], data[p + 3]
-            low = min(low, va, vb, vc, vd)
-            spread += (va + vb + vc + vd) * 0.0
-            row[a] += w * va
-            row[b] += w * vb
-            row[c] += w * vc
-            row[d] += w * vd
-            p += 4
+        w = _row_weight(weights, i)
+        p, stop = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
+        while p + four <= stop:
+            a, b, c, d = indices[p], indices[p + one], indices[p + two], indices[p + three]
+            va, vb, vc, vd = data[p], data[p + one], data[p + two], data[p + three]
+            low = min(low, min(min(va, vb), min(vc, vd)))
+            spread += ((va + vb) + (vc + vd)) * 0.0
+            row[a] += _weighted(w, va)
+            row[b] += _weighted(w, vb)
+            row[c] += _weighted(w, vc)
+            row[d] += _weighted(w, vd)
+            p += four
         while p < stop:
             v = data[p]
             low = min(low, v)
             spread += v * 0.0
-            row[indices[p]] += w * v
-            p += 1
+            row[indices[p]] += _weighted(w, v)
+            p += one
     return low < 0.0 or spread != 0.0
 
 
 @_jit
 def dense_label_counts(x, labels, weights, ones):
-    """Add row ``i`` of the dense matrix ``x`` (n, d) times ``weights[i]`` (or
-    ``weights[0]`` for every row, when it has one entry) to row ``labels[i]`` of
-    ``ones`` (K, d). Return how many entries are neither 0 nor 1 (NaN included)."""
-    each = len(weights) > 1
+    """Add row ``i`` of the dense matrix ``x`` (n, d) times ``weights[i]`` (1 when
+    ``weights`` is None) to row ``labels[i]`` of ``ones`` (K, d). Return how many
+    entries are neither 0 nor 1 (NaN included)."""
     other = 0
     for i in range(x.shape[0]):
         row = x[i]
         total = ones[labels[i]]
-        w = weights[i] if each else weights[0]
+        w = _row_weight(weights, i)
         for j in range(x.shape[1]):
             v = row[j]
-            total[j] += w * v
+            total[j] += _weighted(w, v)
             other += (v != 0) & (v != 1)
     return other
 
 
 @_jit
 def dense_label_moments(x, shift, labels, weights, s1, s2):
-    """Add ``weights[i] * (x[i] - shift)`` and its square (``weights[0]`` for every row,
-    when it has one entry) to row ``labels[i]`` of ``s1`` and ``s2`` (K, d): the
-    centred sums of a Gaussian block by class. A missing value makes them NaN."""
-    each = len(weights) > 1
+    """Add ``weights[i] * (x[i] - shift)`` and its square (weight 1 when ``weights`` is
+    None) to row ``labels[i]`` of ``s1`` and ``s2`` (K, d): the centred sums of a
+    Gaussian block by class. A missing value makes them NaN."""
     for i in range(x.shape[0]):
         row = x[i]
         k = labels[i]
         first, second = s1[k], s2[k]
-        w = weights[i] if each else weights[0]
+        w = _row_weight(weights, i)
         for j in range(x.shape[1]):
             v = row[j] - shift[j]
-            wv = w * v
+            wv = _weighted(w, v)
             first[j] += wv
             second[j] += wv * v

@@ -113,7 +113,9 @@ class FittedModel:
         self.class_log_prob = np.asarray(class_log_prob, float)
         self.class_prior = class_prior
         self.estimates = estimates
-        self.feature_names = list(feature_names)
+        self.feature_names = (
+            feature_names if isinstance(feature_names, list) else list(feature_names)
+        )
         self.is_frame = is_frame
         self.target = target
 

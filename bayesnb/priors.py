@@ -215,14 +215,14 @@ class Dirichlet:
         """
         check_estimate(estimate)
         counts = np.asarray(counts, dtype=float)
-        alpha = np.broadcast_to(self.alpha, counts.shape) if estimate != "ml" else 0.0
         if estimate == "ml":
             num = counts
-        elif estimate == "map":
-            num = counts + alpha - 1.0
-            _check_mode_defined(num, alpha)
-        else:
+        else:  # a new array, which the logarithm below then overwrites
+            alpha = np.broadcast_to(self.alpha, counts.shape)
             num = counts + alpha
+            if estimate == "map":
+                num -= 1.0
+                _check_mode_defined(num, alpha)
         if segments is None:
             totals = num.sum(axis=-1, keepdims=True)
         else:
@@ -238,11 +238,13 @@ class Dirichlet:
             sizes = np.diff(np.append(segments, counts.shape[-1]))
             totals = np.repeat(totals, sizes, axis=-1)
         with np.errstate(divide="ignore"):
-            logp = np.log(num)
+            logp = np.log(num, out=None if num is counts else num)
         logp -= np.log(totals)
-        if not np.isfinite(logp).all() and np.any(num == 0):
+        # A zero numerator, the only way to -inf, needs estimate "ml" or "map".
+        n_zero = np.count_nonzero(logp == -np.inf) if estimate in ("ml", "map") else 0
+        if n_zero:
             warnings.warn(
-                f"estimate={estimate!r} gives {what} probability 0 for {int(np.sum(num == 0))} "
+                f"estimate={estimate!r} gives {what} probability 0 for {n_zero} "
                 "(class, value) pair(s) never seen in training; their log-probability is "
                 "-inf, so any row showing such a value rules that class out. Use "
                 "estimate='mean' or a prior with alpha > 1 to smooth.",

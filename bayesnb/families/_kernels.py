@@ -201,7 +201,7 @@ class Labels:
         """The (n, K) one-hot matrix of weights, components first (Fortran order)."""
         if self._dense is None:
             resp = np.empty((self.n_labels, len(self.codes)))
-            _compiled.one_hot(self.codes, self.loop_weights(), resp)
+            _compiled.one_hot(self.codes, self.weights, resp)
             self._dense = resp.T
         return self._dense
 
@@ -209,13 +209,8 @@ class Labels:
         """The weight of every class: the column sums of :meth:`dense` (computed once)."""
         if self._totals is None:
             self._totals = np.zeros(self.n_labels)
-            _compiled.label_totals(self.codes, self.loop_weights(), self._totals)
+            _compiled.label_totals(self.codes, self.weights, self._totals)
         return self._totals.copy()
-
-    def loop_weights(self) -> np.ndarray:
-        """The weights as the compiled loops take them: one per row, or ``[1.0]``
-        standing for every row."""
-        return np.ones(1) if self.weights is None else self.weights
 
 
 def dense(resp) -> np.ndarray:
@@ -226,8 +221,8 @@ def dense(resp) -> np.ndarray:
 def _label_args(resp):
     """The (labels, weights, resp (K, n)) arguments of the compiled counting loops."""
     if isinstance(resp, Labels):
-        return resp.codes, resp.loop_weights(), np.empty((resp.n_labels, 0))
-    return np.empty(0, dtype=np.intp), np.ones(1), resp.T
+        return resp.codes, resp.weights, np.empty((resp.n_labels, 0))
+    return np.empty(0, dtype=np.intp), None, resp.T
 
 
 def _signed(values: np.ndarray) -> np.ndarray:

@@ -51,7 +51,7 @@ class Family:
         """
         bound = copy.copy(self)
         bound.name = name
-        bound.columns = list(columns)
+        bound.columns = columns if isinstance(columns, list) else list(columns)
         bound._learn(data, sample_weight)
         return bound
 

@@ -59,24 +59,29 @@ class _Discrete(Family):
     """Shared estimate and export for families whose statistics are counts."""
 
     def _alpha(self, n_labels: int, shape: tuple[int, ...]) -> np.ndarray:
-        """The concentration broadcast to ``(n_labels, *shape)``, in the stored layout.
+        """The concentration in the stored layout, broadcastable to
+        ``(n_labels, *shape)`` (left compact: arithmetic broadcasts it).
 
         A 2-D concentration is always one row per class, ``(n_labels, n_categories)``:
         over a block of columns it applies to every column of its class. When a
         block's columns have different categories they lie side by side on the last
         axis, and a Dirichlet is over each column's part (``segments()``).
         """
-        alpha = np.asarray(self.prior.alpha, dtype=float)
+        given = np.asarray(self.prior.alpha, dtype=float)
         target = (n_labels, *shape)
-        per_class = alpha.ndim == 2 and len(shape) == 2  # (K, categories) over a block
+        per_class = given.ndim == 2 and len(shape) == 2  # (K, categories) over a block
+        alpha = given[:, None, :] if per_class else given
         try:
-            return np.broadcast_to(alpha[:, None, :] if per_class else alpha, target)
+            fits = np.broadcast_shapes(alpha.shape, target) == target
         except ValueError:
+            fits = False
+        if not fits:
             raise ValueError(
                 f"the prior of feature {self.name!r} has concentration of shape "
-                f"{alpha.shape}, which does not fit {target} (labels, ..., categories). Give "
+                f"{given.shape}, which does not fit {target} (labels, ..., categories). Give "
                 "a scalar, one value per category, or one row per class."
-            ) from None
+            )
+        return alpha
 
     def _segments(self) -> np.ndarray | None:
         """Starts of the columns' categories on a flat last axis (None: an axis of
@@ -115,7 +120,7 @@ class _Discrete(Family):
     def log_prior(self, params: dict) -> float:
         """Log density of the prior at the estimated probabilities (for MAP-EM)."""
         logp = params["log_prob"]
-        alpha = self._alpha(logp.shape[0], logp.shape[1:])
+        alpha = np.broadcast_to(self._alpha(logp.shape[0], logp.shape[1:]), logp.shape)
         segments = self._segments()
         if segments is None:
             return float(Dirichlet(alpha).logpdf(np.exp(logp)).sum())
@@ -305,7 +310,7 @@ class Bernoulli(_Discrete):
             # (or invalid) sends the block through the checked form instead.
             ones = np.zeros((resp.n_labels, self.n_columns))
             x = enc.values.view(np.uint8) if enc.values.dtype == bool else enc.values
-            if not _compiled.dense_label_counts(x, resp.codes, resp.loop_weights(), ones):
+            if not _compiled.dense_label_counts(x, resp.codes, resp.weights, ones):
                 seen = np.broadcast_to(resp.totals()[:, None], ones.shape)
                 return {"counts": np.stack([seen - ones, ones], axis=-1)}
         x, observed = self._checked(enc)
@@ -827,7 +832,7 @@ class Multinomial(_Discrete):
                 _unsigned(x.indices),
                 x.data,
                 resp.codes,
-                resp.loop_weights(),
+                resp.weights,
                 counts,
             )
             if bad:
