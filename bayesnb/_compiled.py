@@ -459,6 +459,55 @@ def csr_label_counts(indptr, indices, data, labels, weights, out):
 
 
 @_jit
+def csr_scores(indptr, indices, data, table, out):
+    """Add the product of the CSR matrix (``indptr``, ``indices``, ``data``) with
+    ``table`` (columns, m) to ``out`` (n, m); return whether some entry is negative,
+    NaN or infinite (checked as in :func:`csr_label_counts`).
+
+    Each row is swept once per pair of table columns (a lone last column is read
+    twice and added once), four entries at a time into separate sums, so no sum
+    waits on the one before. Meant for a few columns: beyond about four, scipy's
+    product, which reads all of an entry's columns at once, is faster.
+    """
+    m = table.shape[1]
+    one, two, three, four = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+    low = 0.0
+    spread = 0.0
+    for i in range(len(indptr) - 1):
+        start, stop = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
+        for k in range(0, m, 2):
+            k2 = min(k + 1, m - 1)
+            a, a2, b, b2, c, c2, d, d2 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+            p = start
+            while p + four <= stop:
+                ia, ib = indices[p], indices[p + one]
+                ic, id_ = indices[p + two], indices[p + three]
+                va, vb, vc, vd = data[p], data[p + one], data[p + two], data[p + three]
+                low = min(low, min(min(va, vb), min(vc, vd)))
+                spread += ((va + vb) + (vc + vd)) * 0.0
+                a += va * table[ia, k]
+                a2 += va * table[ia, k2]
+                b += vb * table[ib, k]
+                b2 += vb * table[ib, k2]
+                c += vc * table[ic, k]
+                c2 += vc * table[ic, k2]
+                d += vd * table[id_, k]
+                d2 += vd * table[id_, k2]
+                p += four
+            while p < stop:
+                v = data[p]
+                low = min(low, v)
+                spread += v * 0.0
+                a += v * table[indices[p], k]
+                a2 += v * table[indices[p], k2]
+                p += one
+            out[i, k] += (a + b) + (c + d)
+            if k2 > k:
+                out[i, k2] += (a2 + b2) + (c2 + d2)
+    return low < 0.0 or spread != 0.0
+
+
+@_jit
 def dense_label_counts(x, labels, weights, ones):
     """Add row ``i`` of the dense matrix ``x`` (n, d) times ``weights[i]`` (1 when
     ``weights`` is None) to row ``labels[i]`` of ``ones`` (K, d). Return how many

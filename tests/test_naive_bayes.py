@@ -366,6 +366,34 @@ def test_sparse_counts_are_checked_wherever_they_are_read(bad):
         model.cluster(wrong, 2, random_state=0)
 
 
+@pytest.mark.parametrize("n_classes", [1, 2, 3, 4, 5, 6])
+def test_sparse_multinomial_scores_equal_the_dense_product(n_classes):
+    """Sparse counts are checked and multiplied in one compiled read for up to four
+    rows of log-probabilities (a lone last one included), by scipy beyond: both give
+    ``X @ logp.T``, with rows of every length (empty, shorter and longer than four
+    entries), and both reject a bad count wherever it lies."""
+    rng = np.random.default_rng(8)
+    n, V = 300, 40
+    lengths = np.arange(n) % 11  # 0..10 entries per row
+    X = np.zeros((n, V))
+    for i, m in enumerate(lengths):
+        X[i, rng.choice(V, m, replace=False)] = rng.integers(1, 5, m)
+    y = np.arange(n) % n_classes
+    fit = bnb.NaiveBayes(bnb.Multinomial()).fit(X, y, estimate="mean")
+    logp = fit.block_params[0]["log_prob"]
+    expected = X @ logp.T + fit.class_log_prob
+    sparse_X = sparse.csr_array(X)
+    np.testing.assert_allclose(fit.joint_log_likelihood(sparse_X), expected, rtol=1e-13)
+    scores = fit._posterior_scores(sparse_X)
+    np.testing.assert_allclose(scores - scores[:, :1], expected - expected[:, :1], atol=1e-12)
+    for where in (0, sparse_X.nnz // 2, sparse_X.nnz - 1):  # first, middle, last entry
+        wrong = sparse_X.copy()
+        wrong.data[where] = np.nan
+        for score in (fit.joint_log_likelihood, fit.predict_proba):
+            with pytest.raises(ValueError, match="finite non-negative counts"):
+                score(wrong)
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_multinomial_posterior_from_differences_equals_the_joint(n_classes):
     """Prediction takes K - 1 products with differences of log-probabilities; the

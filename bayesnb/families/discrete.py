@@ -43,6 +43,16 @@ class _Unchecked(NamedTuple):
     values: np.ndarray | sparse.csr_array
 
 
+def _n_rows(enc) -> int:
+    """The number of rows of an encoded block, checked or not."""
+    return (enc.values if isinstance(enc, _Unchecked) else enc).shape[0]
+
+
+#: Most rows of log-probabilities a Multinomial block multiplies its unchecked counts
+#: with in one compiled read (see :meth:`Multinomial._dot`).
+_FUSED_ROWS = 4
+
+
 class _CategoryCodes(NamedTuple):
     """A Categorical block's encoding for one pass: category codes (n, columns).
 
@@ -847,12 +857,27 @@ class Multinomial(_Discrete):
             params["concentration"] = counts + self._alpha(counts.shape[0], counts.shape[1:])
         return params
 
+    def _dot(self, enc, logp, out) -> np.ndarray:
+        """Add ``counts @ logp.T`` to ``out`` (n, K) and return it. A CSR matrix not yet
+        checked, with at most :data:`_FUSED_ROWS` rows of finite log-probabilities (the
+        usual prediction), is checked and multiplied in one compiled read; otherwise
+        the counts are checked first and scipy's product, guarded against
+        ``0 * -inf``, does the rest."""
+        if isinstance(enc, _Unchecked) and len(logp) <= _FUSED_ROWS and np.isfinite(logp).all():
+            x = enc.values
+            table = np.ascontiguousarray(logp.T)
+            if _compiled.csr_scores(x.indptr, _unsigned(x.indices), x.data, table, out):
+                self._bad_counts()
+            return out
+        out += _guarded_dot(self._checked(enc), logp)
+        return out
+
     def log_likelihood(self, enc, params) -> np.ndarray:
-        enc = self._checked(enc)
         if "concentration" not in params:
-            return _guarded_dot(enc, params["log_prob"])
+            logp = params["log_prob"]
+            return self._dot(enc, logp, np.zeros((_n_rows(enc), len(logp))))
         a = params["concentration"]  # (K, V)
-        x = sparse.csr_array(enc)
+        x = sparse.csr_array(self._checked(enc))
         lengths = np.asarray(x.sum(axis=1)).ravel()
         rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
         out = special.gammaln(a.sum(axis=1)) - special.gammaln(
@@ -879,9 +904,8 @@ class Multinomial(_Discrete):
         logp = params["log_prob"]
         if "concentration" in params or len(logp) < 2 or not np.isfinite(logp).all():
             return self.log_likelihood(enc, params)
-        x = self._checked(enc)
-        out = np.zeros((x.shape[0], len(logp)))
-        out[:, 1:] = _product(x, logp[1:] - logp[0])
+        out = np.zeros((_n_rows(enc), len(logp)))
+        self._dot(enc, logp[1:] - logp[0], out[:, 1:])
         return out
 
 
