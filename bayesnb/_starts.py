@@ -4,9 +4,8 @@ A start is either parameters in the layout of :attr:`bayesnb.mixture.MixtureFit.
 (an ``xarray.Dataset`` or a dict with ``class_prob`` and one entry per feature, in
 probabilities, means and variances; a Categorical or Binned block has one entry per
 column, over the column's own categories) or a fitted model of the same declaration. This
-module turns either into the families' internal parameters (log-probabilities, means
-and variances, in each block's column and category order), checking every shape and
-value.
+module checks the component weights, and each family reads its own parameters into its
+internal layout (:meth:`bayesnb.families.Family.params_from`).
 """
 
 from __future__ import annotations
@@ -14,114 +13,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from bayesnb.families import Bernoulli, Categorical, Gaussian
+from bayesnb.families._given import source_value as _source_value
 from bayesnb.model import FittedModel
-
-
-def _source_value(source, key: str):
-    if isinstance(source, xr.Dataset):
-        return source[key] if key in source.data_vars else None
-    return source.get(key)
-
-
-def _ordered(value, block, key: str, K: int, cat_dim: str | None, categories) -> np.ndarray:
-    """``value`` as an array (K, [columns,] [categories]) in the block's order."""
-    if isinstance(value, xr.DataArray):
-        feat_dim = f"{block.name}_feature"
-        if feat_dim in value.dims and feat_dim in value.coords:
-            value = value.sel({feat_dim: list(block.columns)})
-        if cat_dim is not None and cat_dim in value.dims and cat_dim in value.coords:
-            value = value.sel({cat_dim: list(categories)})
-        order = [d for d in ("component", feat_dim, cat_dim) if d is not None and d in value.dims]
-        value = value.transpose(*order, ...).values
-    arr = np.asarray(value, dtype=float)
-    if arr.ndim == 0 or arr.shape[0] != K:
-        raise ValueError(
-            f"init[{key!r}] must have one entry per component ({K}) on its first axis; got "
-            f"shape {arr.shape}. Give it in the layout of MixtureFit.params."
-        )
-    return arr
-
-
-def _block_start(block, source, K: int) -> dict:
-    name = block.name
-    if isinstance(block, Gaussian):
-        mu = _source_value(source, f"{name}_mu")
-        var = _source_value(source, f"{name}_var")
-        sigma = _source_value(source, f"{name}_sigma")
-        if mu is None or (var is None and sigma is None):
-            raise ValueError(
-                f"init lacks the Gaussian parameters of {name!r}: give {name + '_mu'!r} and "
-                f"{name + '_var'!r} (or {name + '_sigma'!r}), each with a component axis."
-            )
-        mu = _ordered(mu, block, f"{name}_mu", K, None, None).reshape(K, -1)
-        if var is None:
-            var = _ordered(sigma, block, f"{name}_sigma", K, None, None).reshape(K, -1) ** 2
-        else:
-            var = _ordered(var, block, f"{name}_var", K, None, None).reshape(K, -1)
-        if mu.shape != (K, block.n_columns) or var.shape != mu.shape:
-            raise ValueError(
-                f"init for Gaussian {name!r} must have shape ({K}, {block.n_columns}); got "
-                f"mu {mu.shape} and var {var.shape}."
-            )
-        if not (np.all(np.isfinite(mu)) and np.all(np.isfinite(var)) and np.all(var > 0)):
-            raise ValueError(
-                f"init for Gaussian {name!r} needs finite means and variances > 0; got "
-                f"var={var.tolist()!r}."
-            )
-        return {"mu": mu, "var": var}
-    if isinstance(block, Categorical):
-        # One variable per column (named by the column in a block), each over the
-        # column's own categories; laid side by side in the block's stored layout.
-        parts = [
-            _probabilities(block, block._variable(j), K, block.column_categories[j], source)
-            for j in range(block.n_columns)
-        ]
-        with np.errstate(divide="ignore"):
-            return {"log_prob": block._stored(np.log(np.concatenate(parts, axis=1)))}
-    if isinstance(block, Bernoulli):
-        value = _required(block, name, source)
-        arr = _ordered(value, block, name, K, f"{name}_category", block.category_labels())
-        p = arr.reshape(K, -1)
-        if p.shape[1] != block.n_columns:
-            raise ValueError(
-                f"init[{name!r}] must give P(true) for {block.n_columns} column(s) per "
-                f"component; got shape {arr.shape}."
-            )
-        if not np.all((p >= 0) & (p <= 1)):
-            raise ValueError(f"init[{name!r}] must hold probabilities in [0, 1]; got {p!r}.")
-        with np.errstate(divide="ignore"):
-            return {"log_prob": np.stack([np.log1p(-p), np.log(p)], axis=-1)}
-    arr = _probabilities(block, name, K, block.category_labels(), source)
-    with np.errstate(divide="ignore"):
-        return {"log_prob": np.log(arr)}
-
-
-def _required(block, key: str, source):
-    value = _source_value(source, key)
-    if value is None:
-        where = "" if key == block.name else f" (column of the {block.kind} block {block.name!r})"
-        raise ValueError(
-            f"init lacks the parameters of feature {key!r}{where}; give init[{key!r}] in "
-            "the layout of MixtureFit.params."
-        )
-    return value
-
-
-def _probabilities(block, key: str, K: int, categories: list, source) -> np.ndarray:
-    """``init[key]``: (component, category) probabilities over ``categories``, checked."""
-    arr = _ordered(_required(block, key, source), block, key, K, f"{key}_category", categories)
-    if arr.shape != (K, len(categories)):
-        raise ValueError(
-            f"init[{key!r}] must have shape ({K}, {len(categories)}) (component, category); "
-            f"got {arr.shape}."
-        )
-    if np.any(arr < 0) or not np.allclose(arr.sum(axis=1), 1.0, atol=1e-9):
-        raise ValueError(
-            f"init[{key!r}] must hold probabilities summing to 1 over each component's "
-            f"categories; the sums are {arr.sum(axis=1).tolist()!r}."
-        )
-    return arr
 
 
 def start_params(blocks: list, K: int, source) -> tuple[list, np.ndarray]:
@@ -159,7 +52,7 @@ def start_params(blocks: list, K: int, source) -> tuple[list, np.ndarray]:
         )
     with np.errstate(divide="ignore"):
         class_log_prob = np.log(weights)
-    return [_block_start(b, source, K) for b in blocks], class_log_prob
+    return [b.params_from(source, K) for b in blocks], class_log_prob
 
 
 def component_labels(n_components, init) -> list:

@@ -58,6 +58,12 @@ class Family:
     def _learn(self, data, sample_weight=None) -> None:  # pragma: no cover - overridden
         pass
 
+    def params_from(self, source, K: int) -> dict:  # pragma: no cover - overridden
+        """This block's internal parameters from ``source``: parameters in the layout of
+        :meth:`to_xarray` with a ``component`` axis of ``K`` entries (an
+        ``xarray.Dataset`` or a dict), checked; EM starts from them."""
+        raise NotImplementedError
+
     def encode_repeated(self, data):
         """The encoding of ``data`` for a caller that reads it many times (EM's sweeps):
         a family may spend more here to make each later ``count`` and

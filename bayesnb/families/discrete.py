@@ -11,6 +11,7 @@ import xarray as xr
 from scipy import sparse, special
 
 from bayesnb import _compiled
+from bayesnb.families import _given
 from bayesnb.families._kernels import (
     Labels,
     _as_2d,
@@ -149,6 +150,12 @@ class _Discrete(Family):
 
     def n_free_parameters(self, n_labels: int) -> int:
         return n_labels * self.n_columns * (len(self.category_labels()) - 1)
+
+    def params_from(self, source, K: int) -> dict:
+        """One distribution over the block's categories (:meth:`Family.params_from`)."""
+        prob = _given.probabilities(self, self.name, K, self.category_labels(), source)
+        with np.errstate(divide="ignore"):
+            return {"log_prob": np.log(prob)}
 
     def to_xarray(self, params: dict, stats: dict, label_dim: str, labels) -> dict:
         cat = f"{self.name}_category"
@@ -356,6 +363,22 @@ class Bernoulli(_Discrete):
         impossible = (~finite).astype(float)
         out[score(impossible[..., 1], impossible[..., 0]) > 0] = -np.inf
         return out
+
+    def params_from(self, source, K: int) -> dict:
+        """P(true) of every column, ``(K, columns)``, as :meth:`to_xarray` gives it."""
+        name = self.name
+        value = _given.required(self, name, source)
+        arr = _given.ordered(value, self, name, K, f"{name}_category", self.category_labels())
+        p = arr.reshape(K, -1)
+        if p.shape[1] != self.n_columns:
+            raise ValueError(
+                f"init[{name!r}] must give P(true) for {self.n_columns} column(s) per "
+                f"component; got shape {arr.shape}."
+            )
+        if not np.all((p >= 0) & (p <= 1)):
+            raise ValueError(f"init[{name!r}] must hold probabilities in [0, 1]; got {p!r}.")
+        with np.errstate(divide="ignore"):
+            return {"log_prob": np.stack([np.log1p(-p), np.log(p)], axis=-1)}
 
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
         out = super().to_xarray(params, stats, label_dim, labels)
@@ -629,6 +652,16 @@ class Categorical(_Discrete):
             )
         ]
         return draws[0] if self.n_columns == 1 else np.stack(draws, axis=1)
+
+    def params_from(self, source, K: int) -> dict:
+        """One variable per column (named by the column in a block), each over the
+        column's own categories, laid side by side in the block's stored layout."""
+        parts = [
+            _given.probabilities(self, self._variable(j), K, self.column_categories[j], source)
+            for j in range(self.n_columns)
+        ]
+        with np.errstate(divide="ignore"):
+            return {"log_prob": self._stored(np.log(np.concatenate(parts, axis=1)))}
 
     def to_xarray(self, params: dict, stats: dict, label_dim: str, labels) -> dict:
         prob = np.exp(self._flat(params["log_prob"]))

@@ -9,6 +9,7 @@ import xarray as xr
 from scipy import special
 
 from bayesnb import _compiled
+from bayesnb.families import _given
 from bayesnb.families._kernels import (
     _BLOCK_ENTRIES,
     Labels,
@@ -270,6 +271,35 @@ class Gaussian(Family):
 
     def sample(self, params, components, rng) -> np.ndarray:
         return rng.normal(params["mu"][components], np.sqrt(params["var"][components]))
+
+    def params_from(self, source, K: int) -> dict:
+        """Means and variances (or standard deviations), ``(K, columns)``."""
+        name = self.name
+        mu = _given.source_value(source, f"{name}_mu")
+        var = _given.source_value(source, f"{name}_var")
+        sigma = _given.source_value(source, f"{name}_sigma")
+        if mu is None or (var is None and sigma is None):
+            raise ValueError(
+                f"init lacks the Gaussian parameters of {name!r}: give {name + '_mu'!r} and "
+                f"{name + '_var'!r} (or {name + '_sigma'!r}), each with a component axis."
+            )
+
+        def read(value, key):
+            return _given.ordered(value, self, key, K, None, None).reshape(K, -1)
+
+        mu = read(mu, f"{name}_mu")
+        var = read(sigma, f"{name}_sigma") ** 2 if var is None else read(var, f"{name}_var")
+        if mu.shape != (K, self.n_columns) or var.shape != mu.shape:
+            raise ValueError(
+                f"init for Gaussian {name!r} must have shape ({K}, {self.n_columns}); got "
+                f"mu {mu.shape} and var {var.shape}."
+            )
+        if not (np.all(np.isfinite(mu)) and np.all(np.isfinite(var)) and np.all(var > 0)):
+            raise ValueError(
+                f"init for Gaussian {name!r} needs finite means and variances > 0; got "
+                f"var={var.tolist()!r}."
+            )
+        return {"mu": mu, "var": var}
 
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
         dims = self._lead_dims(label_dim)
