@@ -633,15 +633,14 @@ class Categorical(_Discrete):
         self._check_outside(enc, outside, first)
         return out
 
-    def _draw_codes(self, params, components, rng) -> list[np.ndarray]:
-        """A category index of every column for each of ``components``."""
+    def _draw_codes(self, params, components, rng):
+        """A category index of every column for each of ``components``, one column at
+        a time (a generator: a caller may draw more for a column before the next)."""
         prob = np.exp(self._flat(params["log_prob"]))[components]
-        out = []
         for start, size in zip(self.segments(), self.column_sizes(), strict=True):
             u = rng.random((len(components), 1))
             idx = (prob[:, start : start + size].cumsum(axis=1) < u).sum(axis=1)
-            out.append(np.minimum(idx, size - 1))
-        return out
+            yield np.minimum(idx, size - 1)
 
     def sample(self, params, components, rng) -> np.ndarray:
         """Draws (n,) for a single column, (n, columns) for a block."""
@@ -745,13 +744,8 @@ class Binned(Categorical):
 
     def sample(self, params, components, rng) -> np.ndarray:
         """Draws (n,) for a single column, (n, columns) for a block."""
-        prob = np.exp(self._flat(params["log_prob"]))[components]
-        size = len(self.edges) - 1
         draws = []
-        for start in self.segments():
-            u = rng.random((len(components), 1))
-            idx = (prob[:, start : start + size].cumsum(axis=1) < u).sum(axis=1)
-            idx = np.minimum(idx, size - 1)
+        for idx in self._draw_codes(params, components, rng):
             lo, hi = self.edges[idx], self.edges[idx + 1]
             draws.append(lo + (hi - lo) * rng.random(len(idx)))
         return draws[0] if self.n_columns == 1 else np.stack(draws, axis=1)
