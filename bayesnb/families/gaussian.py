@@ -153,8 +153,7 @@ class Gaussian(Family):
             if isinstance(resp, Labels):  # one compiled read, by label
                 s1, s2 = np.zeros((2, resp.n_labels, x.shape[1]))
                 shift = np.broadcast_to(self.shift, x.shape[1])
-                labels, weights = resp.codes, resp.weights
-                _compiled.dense_label_moments(x, shift, labels, weights, s1, s2)
+                _compiled.dense_label_moments(x, shift, resp.codes, resp.weights, s1, s2)
                 unseen, totals = None, resp.totals()
             else:
                 s1, s2, unseen = self._sums(x, resp, masked=False)
