@@ -90,6 +90,10 @@ class FittedModel:
 
     label_dim = "label"
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        register_loader(cls.__name__, lambda ds, config: _read_fitted(cls, ds, config))
+
     def __init__(
         self,
         *,
@@ -270,6 +274,10 @@ class FittedModel:
         ds.attrs["bayesnb_config"] = json.dumps(self._config())
         return ds
 
+    def _restore(self, config: dict) -> None:
+        """Put back what a subclass saved in its configuration beyond the statistics
+        (called by :func:`load`; nothing by default)."""
+
     def save(self, path) -> None:
         """Write the model to a netCDF-3 file (statistics plus declaration; no pickle).
 
@@ -279,21 +287,38 @@ class FittedModel:
         self._to_dataset().to_netcdf(path, engine="scipy")
 
 
+#: Readers of saved files by the kind of object they hold (the ``model`` entry of the
+#: saved configuration): every :class:`FittedModel` subclass registers itself, and a
+#: module holding another savable kind registers its reader with
+#: :func:`register_loader`. ``load`` needs no import of the modules that define them.
+_LOADERS: dict = {}
+
+
+def register_loader(kind: str, reader) -> None:
+    """Make :func:`load` read files whose configuration names ``kind`` with ``reader``.
+
+    ``reader(dataset, config)`` gets the file's ``xarray.Dataset`` (loaded in memory)
+    and its decoded ``bayesnb_config`` and returns the object.
+    """
+    _LOADERS[kind] = reader
+
+
 def load(path):
     """Read a model written by ``save``. Returns the fitted object."""
     with xr.open_dataset(path, engine="scipy") as ds:
         ds = ds.load()
     config = json.loads(ds.attrs["bayesnb_config"])
+    return _LOADERS[config["model"]](ds, config)
+
+
+def _read_fitted(cls, ds: xr.Dataset, config: dict):
+    """The fitted model of class ``cls`` saved in ``ds`` (see :meth:`FittedModel.save`)."""
     blocks = [_family_from_config(c) for c in config["blocks"]]
     stats = []
     for i, block in enumerate(blocks):
         prefix = f"stat_{i}_"
         stats.append({k[len(prefix) :]: ds[k].values for k in ds.data_vars if k.startswith(prefix)})
         block.name = config["blocks"][i]["state"]["name"]
-    from bayesnb import mixture, naive_bayes
-
-    classes = {"NaiveBayesFit": naive_bayes.NaiveBayesFit, "MixtureFit": mixture.MixtureFit}
-    cls = classes[config["model"]]
     with warnings.catch_warnings():  # the fit already warned about any zero probability
         warnings.simplefilter("ignore", ZeroProbabilityWarning)
         fit = cls.from_statistics(
@@ -307,8 +332,7 @@ def load(path):
             is_frame=config["is_frame"],
             target=config["target"],
         )
-    if hasattr(fit, "_restore"):  # e.g. a mixture's EM diagnostics
-        fit._restore(config)
+    fit._restore(config)
     return fit
 
 
