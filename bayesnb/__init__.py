@@ -6,6 +6,7 @@ likelihood, MAP or the full posterior predictive.
 """
 
 from bayesnb import datasets
+from bayesnb import text as text  # registers TextFit, so that ``load`` reads a saved one
 from bayesnb.families import Bernoulli, Binned, Categorical, Gaussian, Multinomial
 from bayesnb.mixture import MixtureFit, MonotonicityError, fit_mixture
 from bayesnb.model import load
@@ -43,4 +44,5 @@ __all__ = [
     "laplace",
     "load",
     "m_estimate",
+    "text",
 ]

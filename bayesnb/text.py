@@ -24,18 +24,22 @@ from __future__ import annotations
 import argparse
 import copy
 import functools
+import json
 import sys
 import warnings
 from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 from scipy import sparse, special
 from sklearn.feature_extraction.text import CountVectorizer
 
 from bayesnb._data import class_labels, encode_labels
+from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
-from bayesnb.model import log_normalize
+from bayesnb.families._kernels import _finite_nonnegative
+from bayesnb.model import _read_fitted, log_normalize, normalize, register_loader
 from bayesnb.naive_bayes import NaiveBayesFit
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, check_estimate
 
@@ -60,16 +64,19 @@ BLOCK = "word"
 
 def _check_texts(texts, name: str = "texts") -> list:
     if isinstance(texts, str | bytes):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be a sequence of strings (one per message); got a single "
             f"{type(texts).__name__}. Wrap it in a list: [{texts[:30]!r}]."
         )
     if not isinstance(texts, Iterable):
-        raise TypeError(f"{name} must be a sequence of strings; got {type(texts).__name__}.")
+        raise InputTypeError(
+            f"{name} must be a sequence of strings (one per message); got "
+            f"{type(texts).__name__}. Give a list of str."
+        )
     texts = texts.tolist() if isinstance(texts, pd.Series | np.ndarray) else list(texts)
     for i, t in enumerate(texts):
         if not isinstance(t, str):
-            raise TypeError(
+            raise InputTypeError(
                 f"{name}[{i}] is {type(t).__name__} ({t!r}); every message must be a str. "
                 "Replace missing messages by '' or drop them."
             )
@@ -77,8 +84,12 @@ def _check_texts(texts, name: str = "texts") -> list:
 
 
 def _check_count(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InputTypeError(
+            f"{name} must be an integer >= {minimum}; got {type(value).__name__} {value!r}."
+        )
+    if value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}; got {value!r}.")
     return int(value)
 
 
@@ -165,7 +176,7 @@ class Vocabulary:
         try:
             X = vectorizer.fit_transform(texts)
         except ValueError as err:  # scikit-learn's "empty vocabulary"
-            raise ValueError(
+            raise InputError(
                 f"texts contain no token matching token_pattern={self.token_pattern!r} "
                 f"({len(texts)} message(s)). Give non-empty messages or another pattern."
             ) from err
@@ -183,7 +194,7 @@ class Vocabulary:
             frequent = words[top].tolist()
             keep[top] = False
         if not keep.any():
-            raise ValueError(
+            raise InputError(
                 f"the vocabulary is empty: {len(words)} distinct tokens, of which "
                 f"drop_most_frequent={self.drop_most_frequent} removes the most frequent "
                 f"and min_count={self.min_count} removes {len(rare)} rare ones. Lower them."
@@ -208,7 +219,7 @@ class Vocabulary:
     def transform(self, texts) -> sparse.csr_array:
         """Count matrix (n, |V|) of ``texts``; words outside the vocabulary are skipped."""
         if self._vectorizer is None:
-            raise ValueError("this Vocabulary is not fitted yet; call fit(texts) first.")
+            raise InputError("this Vocabulary is not fitted yet; call fit(texts) first.")
         return sparse.csr_array(self._vectorizer.transform(_check_texts(texts)))
 
     def __len__(self) -> int:
@@ -223,29 +234,76 @@ class Vocabulary:
 
 
 def _presence(X: sparse.csr_array) -> sparse.csr_array:
-    """The 0/1 presence matrix of a count matrix (explicit zeros dropped)."""
+    """The 0/1 presence matrix of a checked count matrix.
+
+    A word is present where its count is positive: stored zeros are absent, and
+    duplicate entries of one cell are summed before they are read.
+    """
     X = X.copy()
+    X.sum_duplicates()
     X.eliminate_zeros()
     X.data[:] = 1.0
     return X
 
 
+def _check_counts(X: sparse.csr_array, name: str) -> None:
+    """Raise :class:`InputError` naming the first stored entry of ``X`` that is not a
+    finite non-negative count (NaN, an infinity or a negative number)."""
+    data = X.data
+    if not data.size or _finite_nonnegative(data):
+        return
+    bad = ~(np.isfinite(data) & (data >= 0))
+    k = int(np.flatnonzero(bad)[0])
+    row = int(np.searchsorted(X.indptr, k, side="right") - 1)
+    raise InputError(
+        f"{name} must hold finite non-negative word counts; got {float(data[k])!r} at row "
+        f"{row}, column {int(X.indices[k])} ({int(bad.sum())} such entr"
+        f"{'y' if bad.sum() == 1 else 'ies'}). A word count cannot be negative or missing: "
+        "fill or drop those rows (for word presence, pass X > 0)."
+    )
+
+
 def _as_count_matrix(X, n_words: int | None, name: str = "X") -> sparse.csr_array:
+    """``X`` (scipy.sparse or a dense 2-D array) as a checked float CSR count matrix."""
     if not sparse.issparse(X):
         arr = np.asarray(X)
-        if arr.ndim != 2 or arr.dtype.kind not in "biuf":
-            raise TypeError(
+        if arr.dtype.kind not in "biuf":
+            raise InputTypeError(
                 f"{name} must be a 2-D numeric matrix of word counts (scipy.sparse or "
                 f"ndarray) or a sequence of strings; got {type(X).__name__} of shape "
                 f"{arr.shape} and dtype {arr.dtype}."
             )
+        if arr.ndim != 2:
+            raise InputError(
+                f"{name} must be a 2-D matrix of word counts (one row per message); got "
+                f"shape {arr.shape}. Reshape a single message to one row."
+            )
     X = sparse.csr_array(X, dtype=np.float64)
     if n_words is not None and X.shape[1] != n_words:
-        raise ValueError(
+        raise InputError(
             f"{name} has {X.shape[1]} columns; the vocabulary has {n_words} words. Build "
             "the matrix with fit.transform(texts)."
         )
+    _check_counts(X, name)
     return X
+
+
+def _check_y(y, n: int) -> None:
+    """``y`` must give one class per message."""
+    try:
+        ndim = np.ndim(y)
+    except ValueError:  # a ragged nesting
+        ndim = None
+    if isinstance(y, str | bytes) or ndim != 1:
+        raise InputTypeError(
+            f"y must be a 1-D sequence of class labels, one per message; got "
+            f"{type(y).__name__} {str(y)[:40]!r}."
+        )
+    if len(y) != n:
+        raise InputError(
+            f"y has {len(y)} entries for {n} rows (messages); give one class label per "
+            "message."
+        )
 
 
 class TextNaiveBayes:
@@ -301,19 +359,22 @@ class TextNaiveBayes:
         class_prior: Dirichlet | None = None,
         vocabulary: Vocabulary | None = None,
     ):
-        if event_model not in EVENT_MODELS:
-            raise ValueError(
+        if not isinstance(event_model, str) or event_model not in EVENT_MODELS:
+            raise InputError(
                 f"event_model must be one of {EVENT_MODELS}; got {event_model!r}. Use "
                 "'multinomial' for word counts or 'bernoulli' for word presence."
             )
         for name, value in (("prior", prior), ("class_prior", class_prior)):
             if value is not None and not isinstance(value, Dirichlet):
-                raise TypeError(
+                raise InputTypeError(
                     f"{name} must be a Dirichlet (e.g. bnb.laplace(1) or bnb.Dirichlet(2.0)); "
                     f"got {value!r}."
                 )
         if vocabulary is not None and not isinstance(vocabulary, Vocabulary):
-            raise TypeError(f"vocabulary must be a bnb.text.Vocabulary; got {vocabulary!r}.")
+            raise InputTypeError(
+                f"vocabulary must be a bnb.text.Vocabulary (e.g. Vocabulary(min_count=2)); "
+                f"got {type(vocabulary).__name__} {vocabulary!r}."
+            )
         self.event_model = event_model
         self.prior = Dirichlet(1.0) if prior is None else prior
         self.class_prior = Dirichlet(1.0) if class_prior is None else class_prior
@@ -371,9 +432,9 @@ class TextNaiveBayes:
         """Fit on a document-word count matrix built elsewhere (sparse or dense).
 
         ``words`` (a list or array of str) names the columns (default ``w0, w1,
-        ...``). For the Bernoulli
-        model any positive count is a presence. The fit can score matrices with
-        the same columns, but not raw strings.
+        ...``). Every entry must be a finite non-negative count. For the Bernoulli
+        model a positive count is a presence and a zero, stored or not, an absence.
+        The fit can score matrices with the same columns, but not raw strings.
         """
         X = _as_count_matrix(X, None)
         if words is None:
@@ -383,7 +444,7 @@ class TextNaiveBayes:
         else:
             names = np.asarray(words).astype(str).tolist()
         if not isinstance(names, list) or len(names) != X.shape[1]:
-            raise ValueError(
+            raise InputError(
                 f"words must give one name per column of X ({X.shape[1]}); got "
                 f"{np.shape(words)} entries."
             )
@@ -392,6 +453,7 @@ class TextNaiveBayes:
     def _fit(self, X, y, vocab, names, estimate, class_estimate, sample_weight) -> TextFit:
         check_estimate(estimate)
         check_estimate(class_estimate, "class_estimate")
+        _check_y(y, X.shape[0])
         codes, labels = encode_labels(y, X.shape[0])
         resp = class_labels(codes, len(labels), sample_weight)
         family = Multinomial
@@ -476,7 +538,7 @@ class TextFit:
             sparse.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2)
         ):
             if self.vocabulary is None:
-                raise TypeError(
+                raise InputTypeError(
                     "this model was fit on a matrix (fit_matrix), so it has no tokenizer; "
                     "give a count matrix with the same columns."
                 )
@@ -492,21 +554,44 @@ class TextFit:
         """``log P(c) + log P(doc | c)``, shape (n, K); ``-inf`` where a zero rules ``c`` out."""
         return self.model.joint_log_likelihood(self._design(docs))
 
+    def _posterior_scores(self, docs) -> np.ndarray:
+        """The joint log-likelihood up to a constant of every message (n, K), checked:
+        a message with likelihood 0 under every class has no posterior and raises
+        :class:`~bayesnb.errors.ZeroLikelihoodError`."""
+        jll = self.model._posterior_scores(self._design(docs))
+        top = jll.max(axis=1) if jll.size else np.zeros(0)
+        bad = ~np.isfinite(top)
+        if bad.any():
+            rows = np.flatnonzero(bad)
+            shown = ", ".join(str(r) for r in rows[:10]) + (", ..." if len(rows) > 10 else "")
+            est = self.model.estimates["features"][BLOCK]
+            raise ZeroLikelihoodError(
+                f"docs row(s) {shown} ({len(rows)} message(s)) have likelihood 0 under every "
+                f"class: estimate={est!r} gives each class probability 0 for one of their "
+                "words, so they have no posterior and no most probable class. Fit with "
+                "estimate='mean' (or 'map' under a prior with alpha > 1) to smooth the zeros."
+            )
+        return jll
+
     def predict_log_proba(self, docs) -> np.ndarray:
         """Log posterior class probabilities (n, K), columns in ``labels`` order.
 
-        Raises ``ValueError`` naming the first message whose likelihood is 0 under
-        every class (possible only with ``estimate="ml"`` or boundary MAP).
+        Raises :class:`~bayesnb.errors.ZeroLikelihoodError` (a ``ValueError``) naming
+        the messages whose likelihood is 0 under every class (possible only with
+        ``estimate="ml"`` or boundary MAP).
         """
-        return self.model.predict_log_proba(self._design(docs))
+        return log_normalize(self._posterior_scores(docs))
 
     def predict_proba(self, docs) -> np.ndarray:
-        """Posterior class probabilities (n, K), columns in ``labels`` order."""
-        return self.model.predict_proba(self._design(docs))
+        """Posterior class probabilities (n, K), columns in ``labels`` order; raises as
+        :meth:`predict_log_proba`."""
+        return normalize(self._posterior_scores(docs))
 
     def predict(self, docs) -> np.ndarray:
-        """The most probable class of every message (``argmax_c`` of the joint)."""
-        return np.asarray(self.model.predict(self._design(docs)), dtype=object)
+        """The most probable class of every message (``argmax_c`` of the joint); raises
+        as :meth:`predict_log_proba` where no class is possible."""
+        jll = self._posterior_scores(docs)
+        return np.asarray(self.labels, dtype=object)[jll.argmax(axis=1)]
 
     # -- explanations -------------------------------------------------------------------
     def _presence_weights(self) -> np.ndarray:
@@ -599,16 +684,19 @@ class TextFit:
         elif sparse.issparse(text) or isinstance(text, np.ndarray):
             docs = text
         else:
-            raise TypeError(
+            raise InputTypeError(
                 f"explain takes one message (a str) or a 1-row count matrix; got "
                 f"{type(text).__name__}. Explain messages one at a time."
             )
         X = self.transform(docs)
         if X.shape[0] != 1:
-            raise ValueError(f"explain takes one message; got {X.shape[0]} rows.")
+            raise InputError(
+                f"text: explain takes one message; got {X.shape[0]} rows. Explain messages "
+                "one at a time."
+            )
         jll = self.joint_log_likelihood(X)[0]
         if not np.isfinite(jll).any():
-            raise ValueError(
+            raise ZeroLikelihoodError(
                 "the message has likelihood 0 under every class (estimate="
                 f"{self.model.estimates['features'][BLOCK]!r} gave one of its words "
                 "probability 0 in each), so its log-odds is undefined. Fit with "
@@ -621,7 +709,10 @@ class TextFit:
         else:
             b = self._class_index(against, "against")
         if a == b:
-            raise ValueError(f"label and against are the same class {self.labels[a]!r}.")
+            raise InputError(
+                f"label and against are the same class {self.labels[a]!r}; give two "
+                f"different classes of {self.labels!r}."
+            )
         idx = X.indices
         x = X.data
         params = self.model.block_params[0]
@@ -653,7 +744,7 @@ class TextFit:
                 lp = params["log_prob"]
                 word_terms = x * (lp[a, idx] - lp[b, idx])
         if np.isnan(word_terms).any() or np.isnan([r[2] for r in rows]).any():
-            raise ValueError(
+            raise ZeroLikelihoodError(
                 f"the message has likelihood 0 under both {self.labels[a]!r} and "
                 f"{self.labels[b]!r} (estimate={self.model.estimates['features'][BLOCK]!r} "
                 "gave a word probability 0 in each), so their log-odds is undefined. Fit "
@@ -672,10 +763,96 @@ class TextFit:
         }
         return out
 
+    # -- persistence ----------------------------------------------------------------------
+    def save(self, path) -> None:
+        """Write the fit to a netCDF-3 file (no pickle); :func:`bayesnb.load` reads it.
+
+        The file holds the word model as :meth:`bayesnb.NaiveBayesFit.save` writes it
+        (statistics plus declaration, so loading re-estimates the same parameters), the
+        event model and the vocabulary: its options, its words (the model's columns),
+        their training counts and the words each pruning rule dropped.
+        """
+        ds = self.model._to_dataset()
+        config = {
+            "model": "TextFit",
+            "event_model": self.event_model,
+            "wrapped": json.loads(ds.attrs["bayesnb_config"]),
+            "text": None,
+        }
+        vocab = self.vocabulary
+        if vocab is not None:
+            config["text"] = {
+                "lowercase": vocab.lowercase,
+                "drop_most_frequent": vocab.drop_most_frequent,
+                "min_count": vocab.min_count,
+                "token_pattern": vocab.token_pattern,
+                "dropped": {k: list(v) for k, v in vocab.dropped.items()},
+            }
+            ds[_WORD_COUNTS] = ((_WORD_COUNTS,), np.asarray(vocab.word_counts, dtype=float))
+        ds.attrs["bayesnb_config"] = json.dumps(config)
+        ds.to_netcdf(path, engine="scipy")
+
     def _class_index(self, value, name: str) -> int:
         if value not in self.labels:
-            raise ValueError(f"{name}={value!r} is not a class; the classes are {self.labels!r}.")
+            raise InputError(
+                f"{name}={value!r} is not a class; the classes are {self.labels!r}. Give one "
+                "of them."
+            )
         return self.labels.index(value)
+
+
+#: The variable of a saved :class:`TextFit` holding the vocabulary's training counts.
+_WORD_COUNTS = "text_word_counts"
+
+
+def _read_text_fit(ds: xr.Dataset, config: dict) -> TextFit:
+    """The :class:`TextFit` saved in ``ds`` by :meth:`TextFit.save`."""
+    try:
+        event_model = config["event_model"]
+        wrapped = config["wrapped"]
+        text = config["text"]
+    except (KeyError, TypeError) as err:
+        raise ModelFileError(
+            f"the file's TextFit configuration lacks {err}; it is damaged or was not "
+            "written by TextFit.save. Save the fit again."
+        ) from err
+    if event_model not in EVENT_MODELS or not isinstance(wrapped, dict):
+        raise ModelFileError(
+            f"the file's TextFit configuration has event_model={event_model!r} (expected one "
+            f"of {EVENT_MODELS}) and a word model of type {type(wrapped).__name__}; it is "
+            "damaged. Save the fit again."
+        )
+    model = _read_fitted(NaiveBayesFit, ds.drop_vars(_WORD_COUNTS, errors="ignore"), wrapped)
+    if text is None:
+        return TextFit(model, None, event_model)
+    words = list(model.feature_names)
+    try:
+        vocab = Vocabulary(
+            lowercase=text["lowercase"],
+            drop_most_frequent=text["drop_most_frequent"],
+            min_count=text["min_count"],
+            token_pattern=text["token_pattern"],
+        )
+        dropped = {k: list(v) for k, v in text["dropped"].items()}
+        counts = np.asarray(ds[_WORD_COUNTS].values, dtype=float)
+    except (KeyError, TypeError, AttributeError, InputError) as err:
+        raise ModelFileError(
+            f"the file's vocabulary is damaged ({type(err).__name__}: {err}). Save the fit "
+            "again."
+        ) from err
+    if counts.shape != (len(words),):
+        raise ModelFileError(
+            f"the file's vocabulary has {counts.shape} word counts for {len(words)} words; "
+            "it is damaged. Save the fit again."
+        )
+    vocab._vectorizer = vocab._new_vectorizer(vocabulary=words).fit([])
+    vocab._word_list = words
+    vocab.word_counts = counts
+    vocab.dropped = dropped
+    return TextFit(model, vocab, event_model)
+
+
+register_loader("TextFit", _read_text_fit)
 
 
 # ----------------------------------------------------------------------------------------
@@ -686,20 +863,57 @@ class TextFit:
 def spam_split(test_size: float = 0.2, random_state: int = 0):
     """The fixed stratified train/test split of the SMS Spam Collection used in the README.
 
-    Returns ``(train_texts, test_texts, train_labels, test_labels)`` as lists/arrays.
+    ``test_size`` is the fraction of messages held out, in (0, 1); ``random_state``
+    an integer seed in [0, 2**32 - 1]. Returns ``(train_texts, test_texts,
+    train_labels, test_labels)`` as lists/arrays.
     """
     from sklearn.model_selection import train_test_split
 
     from bayesnb import datasets
 
+    _check_test_size(test_size)
+    _check_seed(random_state)
     df = datasets.sms_spam()
-    return train_test_split(
-        df["text"].tolist(),
-        df["label"].to_numpy(),
-        test_size=test_size,
-        stratify=df["label"].to_numpy(),
-        random_state=random_state,
-    )
+    try:
+        return train_test_split(
+            df["text"].tolist(),
+            df["label"].to_numpy(),
+            test_size=float(test_size),
+            stratify=df["label"].to_numpy(),
+            random_state=int(random_state),
+        )
+    except ValueError as err:  # a split too small to hold every class on both sides
+        raise InputError(
+            f"test_size={test_size!r} leaves too few messages on one side of the stratified "
+            f"split of {len(df)} messages ({err}). Give a fraction nearer 0.5."
+        ) from err
+
+
+_MAX_SEED = 2**32 - 1
+
+
+def _check_test_size(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise InputTypeError(
+            f"test_size must be a fraction in (0, 1); got {type(value).__name__} {value!r}."
+        )
+    if not 0 < value < 1:
+        raise InputError(
+            f"test_size must be a fraction in (0, 1) (the share of messages held out); "
+            f"got {value!r}. For example 0.2."
+        )
+    return float(value)
+
+
+def _check_seed(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InputTypeError(
+            f"random_state must be an integer in [0, {_MAX_SEED}]; got "
+            f"{type(value).__name__} {value!r}."
+        )
+    if not 0 <= value <= _MAX_SEED:
+        raise InputError(f"random_state must be an integer in [0, {_MAX_SEED}]; got {value!r}.")
+    return int(value)
 
 
 #: (estimate, prior, description) rows of the results table.
@@ -750,7 +964,16 @@ def spam_results(test_size: float = 0.2, random_state: int = 0, vocabulary=None)
     infinite; ``undefined`` is the fraction of such messages. A message with a
     finite likelihood under one class only gets probability 1 for that class.
     """
-    train_x, test_x, train_y, test_y = spam_split(test_size, random_state)
+    return _results_table(spam_split(test_size, random_state), vocabulary)
+
+
+def _results_table(split, vocabulary=None) -> pd.DataFrame:
+    """:func:`spam_results` on a given ``(train_x, test_x, train_y, test_y)`` split."""
+    train_x, test_x, train_y, test_y = split
+    if vocabulary is not None and not isinstance(vocabulary, Vocabulary):
+        raise InputTypeError(
+            f"vocabulary must be a bnb.text.Vocabulary; got {type(vocabulary).__name__}."
+        )
     vocabulary = Vocabulary() if vocabulary is None else vocabulary
     rows = []
     for event_model in EVENT_MODELS[::-1]:
@@ -795,19 +1018,83 @@ def format_results(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _option(kind, low, high=None, *, open_low: bool = False, what: str = ""):
+    """An argparse ``type``: a ``kind`` (int or float) in the range [low, high] (the
+    low end open if ``open_low``, and the high end open for a float), else a usage
+    error naming the accepted range."""
+    if kind is float:
+        accepted = f"a number in ({low}, {high})"
+    else:
+        accepted = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
+    accepted += what
+
+    def convert(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {accepted}; got {text!r}.") from None
+        below = value <= low if open_low else value < low
+        above = high is not None and (value >= high if kind is float else value > high)
+        if below or above or (kind is float and not np.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"must be {accepted}; got {text!r}.")
+        return value
+
+    return convert
+
+
 def main(argv=None) -> int:
+    """``python -m bayesnb.text``: print the SMS spam results table (Markdown).
+
+    A bad option value is a usage error: a message naming the option and the accepted
+    range on stderr, and exit status 2.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m bayesnb.text",
         description="SMS Spam Collection: Bernoulli and multinomial naive Bayes, "
         "estimators side by side.",
     )
-    parser.add_argument("--test-size", type=float, default=0.2)
-    parser.add_argument("--random-state", type=int, default=0)
-    parser.add_argument("--drop-most-frequent", type=int, default=0)
-    parser.add_argument("--min-count", type=int, default=1)
+    parser.add_argument(
+        "--test-size",
+        type=_option(float, 0, 1, open_low=True, what=" (the share of messages held out)"),
+        default=0.2,
+        help="fraction of the messages held out for testing, in (0, 1) (default 0.2)",
+    )
+    parser.add_argument(
+        "--random-state",
+        type=_option(int, 0, _MAX_SEED),
+        default=0,
+        help=f"seed of the stratified split, an integer in [0, {_MAX_SEED}] (default 0)",
+    )
+    parser.add_argument(
+        "--drop-most-frequent",
+        type=_option(int, 0),
+        default=0,
+        help="drop the N most frequent training words, N >= 0 (default 0)",
+    )
+    parser.add_argument(
+        "--min-count",
+        type=_option(int, 1),
+        default=1,
+        help="drop words seen fewer than M times in training, M >= 1 (default 1)",
+    )
     args = parser.parse_args(argv)
+    try:
+        split = spam_split(args.test_size, args.random_state)
+    except InputError as err:
+        parser.error(f"argument --test-size: {err}")
     vocab = Vocabulary(drop_most_frequent=args.drop_most_frequent, min_count=args.min_count)
-    print(format_results(spam_results(args.test_size, args.random_state, vocab)))
+    try:
+        table = _results_table(split, vocab)
+    except InputError as err:
+        if "vocabulary is empty" not in str(err):
+            raise
+        parser.error(
+            f"argument --drop-most-frequent/--min-count: --drop-most-frequent "
+            f"{args.drop_most_frequent} with --min-count {args.min_count} leaves no word in "
+            f"the vocabulary ({err}) Use a --drop-most-frequent below the number of "
+            "distinct training tokens and a smaller --min-count."
+        )
+    print(format_results(table))
     return 0
 
 
