@@ -16,6 +16,9 @@ scikit-learn's ``CountVectorizer`` that adds the seeds' two pruning rules: drop 
 the vocabulary are skipped at prediction time, which is the seeds' "positions that
 contain tokens found in Vocabulary".
 
+A fitted :class:`TextFit` is saved with ``fit.save(path)`` (netCDF, no pickle) and
+read back with :func:`bayesnb.load`.
+
 ``python -m bayesnb.text`` prints the SMS Spam Collection results table of the README.
 """
 
@@ -290,14 +293,12 @@ def _as_count_matrix(X, n_words: int | None, name: str = "X") -> sparse.csr_arra
 
 def _check_y(y, n: int) -> None:
     """``y`` must give one class per message."""
-    try:
-        ndim = np.ndim(y)
-    except ValueError:  # a ragged nesting
-        ndim = None
-    if isinstance(y, str | bytes) or ndim != 1:
+    # no array is built from a list here: that would cost more than the fit itself
+    if isinstance(y, str | bytes) or not hasattr(y, "__len__") or getattr(y, "ndim", 1) != 1:
         raise InputTypeError(
             f"y must be a 1-D sequence of class labels, one per message; got "
-            f"{type(y).__name__} {str(y)[:40]!r}."
+            f"{type(y).__name__} "
+            + (f"of shape {y.shape}." if hasattr(y, "shape") else f"{str(y)[:40]!r}.")
         )
     if len(y) != n:
         raise InputError(
@@ -488,6 +489,12 @@ class TextFit:
     vocabulary : Vocabulary or None
         ``None`` when fitted with :meth:`TextNaiveBayes.fit_matrix`.
     event_model : str
+
+    Notes
+    -----
+    ``fit.save(path)`` writes a netCDF file (no pickle) and ``bnb.load(path)`` gives
+    back an equal fit: the same vocabulary (options, words, training counts, pruning
+    record), event model, labels and parameters, so the same predictions on raw strings.
     """
 
     def __init__(self, model: NaiveBayesFit, vocabulary: Vocabulary | None, event_model: str):

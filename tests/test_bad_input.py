@@ -40,6 +40,242 @@ from bayesnb import errors
 # Text classification
 # ======================================================================================
 
+_TEXTS = ["Win cash now", "Cash prize win win", "See you now", "Lunch now or later", "later"]
+_LABELS = ["spam", "spam", "ham", "ham", "ham"]
+
+
+def _text_fit(event_model="multinomial", **options):
+    from bayesnb.text import TextNaiveBayes
+
+    return TextNaiveBayes(event_model).fit(_TEXTS, _LABELS, **options)
+
+
+def test_text_texts_a_single_string():
+    from bayesnb.text import TextNaiveBayes
+
+    with pytest.raises(errors.InputTypeError, match=r"^texts must be a sequence of strings"):
+        TextNaiveBayes().fit("Win cash now", ["spam"])
+
+
+def test_text_texts_not_strings():
+    from bayesnb.text import TextNaiveBayes
+
+    with pytest.raises(errors.InputTypeError, match=r"^texts\[1\] is float \(nan\)"):
+        TextNaiveBayes().fit(["ok", float("nan")], ["a", "b"])
+    with pytest.raises(errors.InputTypeError, match=r"^texts must be a sequence of strings"):
+        TextNaiveBayes().fit(3, ["a"])
+    with pytest.raises(errors.InputTypeError, match=r"^texts\[0\] is int"):
+        _text_fit().predict([7])
+
+
+def test_text_y_length_mismatch():
+    from bayesnb.text import TextNaiveBayes
+
+    with pytest.raises(errors.InputError, match=r"^y has 4 entries for 5 rows"):
+        TextNaiveBayes().fit(_TEXTS, _LABELS[:4])
+    with pytest.raises(errors.InputTypeError, match=r"^y must be a 1-D sequence"):
+        TextNaiveBayes().fit(_TEXTS, "spam")
+
+
+def test_text_event_model_not_known():
+    from bayesnb.text import TextNaiveBayes
+
+    with pytest.raises(errors.InputError, match=r"^event_model must be one of .* got 'poisson'"):
+        TextNaiveBayes("poisson")
+    with pytest.raises(errors.InputError, match=r"^event_model must be one of"):
+        TextNaiveBayes(["bernoulli"])
+
+
+def test_text_prior_and_vocabulary_wrong_type():
+    from bayesnb.text import TextNaiveBayes
+
+    with pytest.raises(errors.InputTypeError, match=r"^prior must be a Dirichlet .* got 1\.0"):
+        TextNaiveBayes(prior=1.0)
+    with pytest.raises(errors.InputTypeError, match=r"^class_prior must be a Dirichlet"):
+        TextNaiveBayes(class_prior=bnb.NormalInverseGamma())
+    with pytest.raises(errors.InputTypeError, match=r"^vocabulary must be a bnb\.text\.Vocabulary"):
+        TextNaiveBayes(vocabulary={"min_count": 2})
+
+
+def test_text_vocabulary_options():
+    from bayesnb.text import Vocabulary
+
+    with pytest.raises(errors.InputError, match=r"^min_count must be an integer >= 1; got 0"):
+        Vocabulary(min_count=0)
+    with pytest.raises(errors.InputTypeError, match=r"^min_count must be an integer >= 1; got str"):
+        Vocabulary(min_count="3")
+    with pytest.raises(errors.InputError, match=r"^drop_most_frequent must be an integer >= 0"):
+        Vocabulary(drop_most_frequent=-1)
+    with pytest.raises(errors.InputTypeError, match=r"^drop_most_frequent must be an integer"):
+        Vocabulary(drop_most_frequent=2.5)
+
+
+def test_text_vocabulary_empty():
+    from bayesnb.text import TextNaiveBayes, Vocabulary
+
+    with pytest.raises(errors.InputError, match=r"vocabulary is empty.*min_count=10"):
+        TextNaiveBayes(vocabulary=Vocabulary(min_count=10)).fit(_TEXTS, _LABELS)
+    with pytest.raises(errors.InputError, match=r"drop_most_frequent=100 removes"):
+        Vocabulary(drop_most_frequent=100).fit(_TEXTS)
+    with pytest.raises(errors.InputError, match=r"^texts contain no token matching token_pattern"):
+        Vocabulary().fit(["", "  ", "\t"])
+    with pytest.raises(errors.InputError, match=r"Vocabulary is not fitted"):
+        Vocabulary().transform(["x"])
+
+
+def test_text_fit_matrix_words_length_mismatch():
+    from bayesnb.text import TextNaiveBayes
+
+    X = np.array([[1.0, 0, 2], [0, 1, 0]])
+    with pytest.raises(errors.InputError, match=r"^words must give one name per column of X \(3\)"):
+        TextNaiveBayes().fit_matrix(X, ["a", "b"], words=["x", "y"])
+
+
+def test_text_fit_matrix_not_a_count_matrix():
+    from bayesnb.text import TextNaiveBayes
+
+    with pytest.raises(errors.InputTypeError, match=r"^X must be a 2-D numeric matrix .*<U1"):
+        TextNaiveBayes().fit_matrix(np.array([["a", "b"], ["c", "d"]]), [0, 1])
+    with pytest.raises(errors.InputError, match=r"^X must be a 2-D matrix .* shape \(3,\)"):
+        TextNaiveBayes().fit_matrix(np.array([1.0, 2.0, 3.0]), [0, 1, 0])
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf])
+def test_text_bernoulli_counts_negative_nan_infinite(bad):
+    """Bernoulli word presence used to count -1 and NaN as "present"."""
+    from scipy import sparse
+
+    from bayesnb.text import TextNaiveBayes
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    X[1, 0] = bad
+    for data in (X, sparse.csr_array(X)):
+        message = rf"^X must hold finite non-negative word counts; got {bad!r} at row 1, column 0"
+        with pytest.raises(errors.InputError, match=message):
+            TextNaiveBayes("bernoulli").fit_matrix(data, ["a", "b"])
+
+
+def test_text_docs_bad_counts_at_predict():
+    from scipy import sparse
+
+    from bayesnb.text import TextNaiveBayes
+
+    fit = TextNaiveBayes("bernoulli").fit_matrix(np.eye(3), ["a", "b", "c"])
+    with pytest.raises(errors.InputError, match=r"^docs must hold .* got -2\.0 at row 0, column 2"):
+        fit.predict(sparse.csr_array(np.array([[0.0, 1.0, -2.0]])))
+    with pytest.raises(errors.InputError, match=r"^docs must hold .* got nan at row 1, column 0"):
+        fit.predict_proba(np.array([[0.0, 1.0, 0.0], [np.nan, 0.0, 0.0]]))
+
+
+def test_text_docs_wrong_number_of_columns():
+    from scipy import sparse
+
+    fit = _text_fit()
+    with pytest.raises(errors.InputError, match=r"^docs has 2 columns; the vocabulary has 9 words"):
+        fit.predict(sparse.csr_array(np.ones((1, 2))))
+    with pytest.raises(errors.InputError, match=r"^docs has 10 columns"):
+        fit.predict_proba(np.ones((2, 10)))
+
+
+def test_text_matrix_fit_given_strings():
+    from bayesnb.text import TextNaiveBayes
+
+    fit = TextNaiveBayes().fit_matrix(np.eye(2), ["a", "b"])
+    with pytest.raises(errors.InputTypeError, match=r"fit_matrix.*no tokenizer"):
+        fit.predict(["w0 w1"])
+
+
+def test_text_explain_label_not_a_class():
+    fit = _text_fit()
+    with pytest.raises(errors.InputError, match=r"^label='eggs' is not a class; the classes are"):
+        fit.explain("win now", label="eggs")
+    with pytest.raises(errors.InputError, match=r"^against=0 is not a class"):
+        fit.explain("win now", against=0)
+    with pytest.raises(errors.InputError, match=r"^label and against are the same class 'ham'"):
+        fit.explain("win now", label="ham", against="ham")
+    with pytest.raises(errors.InputTypeError, match=r"^explain takes one message .* got list"):
+        fit.explain(["win", "now"])
+
+
+def test_text_predict_every_class_ruled_out():
+    with pytest.warns(bnb.ZeroProbabilityWarning):
+        fit = _text_fit(estimate="ml")
+    with pytest.raises(errors.ZeroLikelihoodError, match=r"^docs row\(s\) 1 .*estimate='mean'"):
+        fit.predict(["win now", "prize lunch"])
+    with pytest.raises(errors.ZeroLikelihoodError, match=r"estimate='ml'.*log-odds is undefined"):
+        fit.explain("prize lunch")
+
+
+def test_text_damaged_file(tmp_path):
+    import json
+
+    import xarray as xr
+
+    path = tmp_path / "text.nc"
+    _text_fit().save(path)
+    with xr.open_dataset(path, engine="scipy") as ds:
+        ds = ds.load()
+    config = json.loads(ds.attrs["bayesnb_config"])
+    del config["text"]
+    ds.attrs["bayesnb_config"] = json.dumps(config)
+    ds.to_netcdf(tmp_path / "no_text.nc", engine="scipy")
+    with pytest.raises(errors.ModelFileError, match=r"TextFit configuration lacks 'text'"):
+        bnb.load(tmp_path / "no_text.nc")
+    ds = ds.isel(text_word_counts=slice(0, 3))
+    config["text"] = json.loads(_load_config(path))["text"]
+    ds.attrs["bayesnb_config"] = json.dumps(config)
+    ds.to_netcdf(tmp_path / "short.nc", engine="scipy")
+    with pytest.raises(errors.ModelFileError, match=r"vocabulary has \(3,\) word counts for 9"):
+        bnb.load(tmp_path / "short.nc")
+
+
+def _load_config(path) -> str:
+    import xarray as xr
+
+    with xr.open_dataset(path, engine="scipy") as ds:
+        return ds.attrs["bayesnb_config"]
+
+
+def test_text_spam_split_options():
+    from bayesnb.text import spam_split
+
+    with pytest.raises(errors.InputError, match=r"^test_size must be a fraction in \(0, 1\)"):
+        spam_split(test_size=2)
+    with pytest.raises(errors.InputTypeError, match=r"^test_size must be a fraction"):
+        spam_split(test_size="0.2")
+    with pytest.raises(errors.InputError, match=r"^random_state must be an integer in \[0, "):
+        spam_split(random_state=-1)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--test-size", "2"], r"argument --test-size: must be a number in \(0, 1\)"),
+        (["--test-size", "abc"], r"argument --test-size: must be a number in \(0, 1\).*'abc'"),
+        (["--test-size", "0.9999"], r"argument --test-size: test_size=0\.9999 leaves too few"),
+        (["--min-count", "-1"], r"argument --min-count: must be an integer >= 1; got '-1'"),
+        (["--random-state", "x"], r"argument --random-state: must be an integer in \[0, 42949"),
+        (["--drop-most-frequent", "-3"], r"argument --drop-most-frequent: must be an integer >= 0"),
+        (
+            ["--drop-most-frequent", "100000000"],
+            r"argument --drop-most-frequent/--min-count: --drop-most-frequent 100000000 with "
+            r"--min-count 1 leaves no word",
+        ),
+    ],
+)
+def test_text_command_line_bad_option(argv, message, capsys):
+    import re
+
+    from bayesnb.text import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "Traceback" not in captured.err
+    assert re.search(message, captured.err), captured.err
+
 
 # (end of the text section)
 #

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+import tempfile
 import warnings
 from fractions import Fraction as F
 
+import hypothesis.extra.numpy as hnp
+import hypothesis.strategies as st
 import numpy as np
+import pandas as pd
 import pytest
+import xarray as xr
+from hypothesis import given, settings
 from scipy import sparse, special, stats
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics import accuracy_score, f1_score, log_loss
@@ -470,3 +479,258 @@ def test_spam_results_table_agrees_with_a_sklearn_pipeline(split):
     smoothed = table[table.estimate != "ml"]
     assert (smoothed.undefined == 0).all() and (smoothed.accuracy > 0.97).all()
     assert "| multinomial | predictive |" in format_results(table)
+
+
+# ----------------------------------------------------------------------------------------
+# Count matrices given directly: values checked, stored zeros absent
+# ----------------------------------------------------------------------------------------
+
+
+def _matrix_with_stored_zeros():
+    """4 messages x 3 words, CSR with explicit zeros and duplicate entries.
+
+    Dense counts: [[2, 0, 0], [0, 1, 0], [0, 0, 3], [0, 0, 0]]; every 0 of row 0
+    and row 3 is stored explicitly, row 1 stores w2 = 0 twice and w1 = 1 as 0.5 + 0.5.
+    """
+    data = np.array([2.0, 0.0, 0.0, 0.5, 0.0, 0.5, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0])
+    indices = np.array([0, 1, 2, 1, 2, 1, 2, 0, 2, 0, 1, 2])
+    indptr = np.array([0, 3, 7, 9, 12])
+    X = sparse.csr_array((data, indices, indptr), shape=(4, 3))
+    assert not X.has_canonical_format
+    return X
+
+
+def test_bernoulli_stored_zeros_are_absent_words():
+    X = _matrix_with_stored_zeros()
+    dense = np.array([[2.0, 0, 0], [0, 1, 0], [0, 0, 3], [0, 0, 0]])
+    np.testing.assert_array_equal(X.toarray(), dense)
+    y = ["a", "a", "b", "b"]
+    for data in (X, dense):
+        fit = TextNaiveBayes("bernoulli").fit_matrix(data, y, words=["x", "y", "z"])
+        # documents of each class containing each word, of N_c = 2 messages
+        present = fit.counts["word"].sel(word_category=1).values
+        absent = fit.counts["word"].sel(word_category=0).values
+        np.testing.assert_array_equal(present, [[1, 1, 0], [0, 0, 1]])
+        np.testing.assert_array_equal(absent, [[1, 1, 2], [2, 2, 1]])
+        # mean under Beta(1, 1): (d + 1) / (N + 2)
+        np.testing.assert_allclose(
+            fit.params["word"].values, [[2 / 4, 2 / 4, 1 / 4], [1 / 4, 1 / 4, 2 / 4]], rtol=1e-15
+        )
+    # a row of stored zeros is a message with no word: sum_k log(1 - theta_ck) + log P(c)
+    zeros = sparse.csr_array((np.zeros(3), np.arange(3), np.array([0, 3])), shape=(1, 3))
+    expected = [
+        math.log(0.5) + math.log(F(1, 2) * F(1, 2) * F(3, 4)),
+        math.log(0.5) + math.log(F(3, 4) * F(3, 4) * F(1, 2)),
+    ]
+    np.testing.assert_allclose(fit.joint_log_likelihood(zeros)[0], expected, rtol=1e-14)
+    np.testing.assert_allclose(fit.joint_log_likelihood(np.zeros((1, 3)))[0], expected, rtol=1e-14)
+    # a count of 2 is one presence, as a count of 1
+    np.testing.assert_array_equal(
+        fit.joint_log_likelihood(np.array([[2.0, 0, 5]])),
+        fit.joint_log_likelihood(np.array([[1.0, 0, 1]])),
+    )
+
+
+@pytest.mark.parametrize("event_model", ["bernoulli", "multinomial"])
+@pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("form", ["dense", "sparse"])
+def test_count_matrices_reject_negative_and_missing_counts(event_model, bad, form):
+    X = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 0.0], [3.0, 0.0, 1.0]])
+    X[2, 1] = bad
+    data = sparse.csr_array(X) if form == "sparse" else X
+    model = TextNaiveBayes(event_model)
+    with pytest.raises(bnb.errors.InputError, match=rf"^X .* got {bad!r} at row 2, column 1"):
+        model.fit_matrix(data, ["a", "b", "a"])
+    fit = model.fit_matrix(np.abs(np.nan_to_num(X, nan=1.0, posinf=1.0, neginf=1.0)), [0, 1, 0])
+    query = X[1:] if form == "dense" else sparse.csr_array(X[1:])
+    with pytest.raises(bnb.errors.InputError, match=rf"^docs .* got {bad!r} at row 1, column 1"):
+        fit.predict(query)
+    with pytest.raises(bnb.errors.InputError, match=r"^docs "):
+        fit.predict_proba(query)
+
+
+def test_bernoulli_negative_count_was_a_presence():
+    """The issue's reproducer: -1 and NaN were counted as "present"."""
+    with pytest.raises(ValueError, match=r"got -1\.0"):
+        TextNaiveBayes("bernoulli").fit_matrix(np.array([[-1.0, 1.0], [0.0, 0.0]]), ["a", "b"])
+    with pytest.raises(ValueError, match="got nan"):
+        TextNaiveBayes("bernoulli").fit_matrix(np.array([[1.0, np.nan], [0.0, 0.0]]), ["a", "b"])
+    fit = TextNaiveBayes("bernoulli").fit_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]), ["a", "b"])
+    with pytest.raises(ValueError, match=r"got -1\.0"):
+        fit.predict(sparse.csr_array(np.array([[-1.0, 0.0]])))
+
+
+# ----------------------------------------------------------------------------------------
+# Every class ruled out: predict agrees with predict_proba
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+def test_predict_raises_where_every_class_is_ruled_out(event_model):
+    with pytest.warns(bnb.ZeroProbabilityWarning):
+        fit = TextNaiveBayes(event_model).fit(TEXTS, LABELS, estimate="ml")
+    # "prize" occurs in spam only, "lunch" in ham only: rows 1 and 3 have no class
+    docs = ["win cash now", "prize lunch", "see you later", "lunch and a prize"]
+    for method in (fit.predict, fit.predict_proba, fit.predict_log_proba):
+        with pytest.raises(bnb.errors.ZeroLikelihoodError, match=r"row\(s\) 1, 3 \(2 message"):
+            method(docs)
+        with pytest.raises(ValueError, match="estimate='mean'"):
+            method(docs)
+    ok = [docs[0], docs[2]]
+    np.testing.assert_array_equal(fit.predict(ok), ["spam", "ham"])
+    # one class ruled out: the other gets probability 1 and is predicted
+    np.testing.assert_array_equal(fit.predict_proba(["win cash prize"]), [[0.0, 1.0]])
+    np.testing.assert_array_equal(fit.predict(["win cash prize"]), ["spam"])
+
+
+# ----------------------------------------------------------------------------------------
+# Saving and loading
+# ----------------------------------------------------------------------------------------
+
+ROUND_TRIP_QUERIES = ["win cash now", "see you later", "lunch now", "free prize", "", "cash"]
+
+
+def _assert_same_fit(got, fit, docs):
+    assert type(got) is type(fit)
+    assert got.event_model == fit.event_model
+    assert got.labels == fit.labels
+    np.testing.assert_array_equal(got.words, fit.words)
+    assert got.model.estimates == fit.model.estimates
+    assert got.model.class_prior.alpha == fit.model.class_prior.alpha
+    xr.testing.assert_identical(got.params, fit.params)
+    xr.testing.assert_identical(got.counts, fit.counts)
+    for a, b in zip(got.model.block_params, fit.model.block_params, strict=True):
+        assert a.keys() == b.keys()
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key])
+    np.testing.assert_array_equal(got.joint_log_likelihood(docs), fit.joint_log_likelihood(docs))
+    np.testing.assert_array_equal(got.predict(docs), fit.predict(docs))
+
+
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("estimate", ["ml", "map", "mean", "predictive"])
+def test_text_fit_round_trip(tmp_path, event_model, estimate):
+    vocab = Vocabulary(min_count=2, drop_most_frequent=1, lowercase=False)
+    texts = [*TEXTS, "Win win cash", "later now later", "now Now"]
+    labels = [*LABELS, "spam", "ham", "ham"]
+    model = TextNaiveBayes(event_model, bnb.Dirichlet(1.5), vocabulary=vocab)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bnb.ZeroProbabilityWarning)
+        fit = model.fit(texts, labels, estimate=estimate)
+    path = tmp_path / "text.nc"
+    fit.save(path)
+    got = bnb.load(path)
+    # the vocabulary: options, words, pruning record
+    v, w = got.vocabulary, fit.vocabulary
+    assert (v.lowercase, v.drop_most_frequent, v.min_count, v.token_pattern) == (
+        False,
+        1,
+        2,
+        TOKEN_PATTERN,
+    )
+    assert v.dropped == w.dropped and v.dropped["most_frequent"] == ["now"]
+    assert "Lunch" in v.dropped["rare"]
+    np.testing.assert_array_equal(v.words, w.words)
+    assert v.words.tolist() == ["Win", "cash", "later", "win"]
+    np.testing.assert_array_equal(v.word_counts, w.word_counts)
+    np.testing.assert_array_equal(v.word_counts, [2, 2, 4, 3])  # Win, cash, later, win
+    # raw strings give the same counts and the same scores
+    queries = [*ROUND_TRIP_QUERIES, "Win later", "win win later cash"]
+    assert (got.transform(queries) != fit.transform(queries)).nnz == 0
+    scorable = [q for q in queries if np.isfinite(fit.joint_log_likelihood([q])).any()]
+    _assert_same_fit(got, fit, scorable)
+    np.testing.assert_array_equal(got.predict_proba(scorable), fit.predict_proba(scorable))
+    # the fit keeps working after the round trip: explain, informative words
+    pd.testing.assert_frame_equal(got.informative_words(2), fit.informative_words(2))
+
+
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("estimate", ["ml", "mean", "predictive"])
+def test_text_fit_round_trip_after_fit_matrix(tmp_path, event_model, estimate):
+    rng = np.random.default_rng(3)
+    X = sparse.csr_array(rng.poisson(0.7, size=(40, 6)).astype(float))
+    y = rng.integers(0, 3, 40) * 10  # integer labels 0, 10, 20
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bnb.ZeroProbabilityWarning)
+        fit = TextNaiveBayes(event_model).fit_matrix(X, y, words=list("abcdef"), estimate=estimate)
+    fit.save(tmp_path / "m.nc")
+    got = bnb.load(tmp_path / "m.nc")
+    assert got.vocabulary is None and got.labels == [0, 10, 20]
+    query = X[np.isfinite(fit.joint_log_likelihood(X)).any(axis=1)]
+    _assert_same_fit(got, fit, query)
+    np.testing.assert_array_equal(got.predict_proba(query), fit.predict_proba(query))
+    with pytest.raises(TypeError, match="no tokenizer"):
+        got.predict(["a b"])
+
+
+def test_ml_zeros_survive_the_round_trip(tmp_path):
+    with pytest.warns(bnb.ZeroProbabilityWarning):
+        fit = TextNaiveBayes().fit(TEXTS, LABELS, estimate="ml")
+    fit.save(tmp_path / "ml.nc")
+    got = bnb.load(tmp_path / "ml.nc")
+    # P(prize | ham) = 0 under ML: ham is ruled out, as before saving
+    assert got.params["word"].sel(label="ham", word_category="prize").item() == 0.0
+    np.testing.assert_array_equal(got.predict_proba(["prize now"]), [[0.0, 1.0]])
+    with pytest.raises(bnb.errors.ZeroLikelihoodError):
+        got.predict(["prize lunch"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    counts=hnp.arrays(
+        np.int64,
+        hnp.array_shapes(min_dims=2, max_dims=2, min_side=2, max_side=8),
+        elements=st.integers(0, 4),
+    ),
+    event_model=st.sampled_from(["multinomial", "bernoulli"]),
+    estimate=st.sampled_from(["ml", "map", "mean", "predictive"]),
+    alpha=st.sampled_from([0.5, 1.0, 2.5]),
+    as_sparse=st.booleans(),
+)
+def test_save_and_load_are_exact(counts, event_model, estimate, alpha, as_sparse):
+    y = np.arange(len(counts)) % 2
+    counts = sparse.csr_array(counts) if as_sparse else counts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bnb.ZeroProbabilityWarning)
+        try:
+            fit = TextNaiveBayes(event_model, bnb.Dirichlet(alpha)).fit_matrix(
+                counts, y, estimate=estimate
+            )
+        except ValueError:
+            # ML and MAP can be undefined (a class with no word, alpha < 1 at a zero count)
+            assert estimate in ("ml", "map")
+            return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "fit.nc")
+        fit.save(path)
+        got = bnb.load(path)
+    query = counts[np.isfinite(fit.joint_log_likelihood(counts)).any(axis=1)]
+    _assert_same_fit(got, fit, query)
+
+
+def test_import_bayesnb_makes_text_fits_loadable(tmp_path):
+    fit = TextNaiveBayes().fit(TEXTS, LABELS)
+    fit.save(tmp_path / "t.nc")
+    code = (
+        "import sys, bayesnb\n"
+        f"fit = bayesnb.load({str(tmp_path / 't.nc')!r})\n"
+        "print(type(fit).__name__, fit.predict(['win cash'])[0])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["TextFit", "spam"]
+
+
+# ----------------------------------------------------------------------------------------
+# python -m bayesnb.text
+# ----------------------------------------------------------------------------------------
+
+
+def test_command_line_bad_option_is_a_usage_error():
+    out = subprocess.run(
+        [sys.executable, "-m", "bayesnb.text", "--test-size", "abc"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2 and out.stdout == ""
+    assert "argument --test-size: must be a number in (0, 1)" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -70,7 +70,9 @@ def _column_sums(design, resp: np.ndarray) -> np.ndarray:
     A dense design that is not float64 (Boolean, integer) is cast block by block.
     """
     if sparse.issparse(design):
-        return np.asarray(design.T @ resp).T
+        # C order, as every other path (and a loaded file) gives: the sums over the
+        # columns then run in one order, so a saved and loaded model scores identically
+        return np.ascontiguousarray(np.asarray(design.T @ resp).T)
     if design.dtype == np.float64:
         return resp.T @ design
     out = np.zeros((resp.shape[1], design.shape[1]))
