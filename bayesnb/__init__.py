@@ -5,7 +5,14 @@ likelihood per feature, each with its conjugate prior) and fit it with maximum
 likelihood, MAP or the full posterior predictive.
 """
 
-from bayesnb import datasets
+from bayesnb import datasets, errors
+from bayesnb.errors import (
+    BayesNBError,
+    InputError,
+    InputTypeError,
+    ModelFileError,
+    ZeroLikelihoodError,
+)
 from bayesnb.families import Bernoulli, Binned, Categorical, Gaussian, Multinomial
 from bayesnb.mixture import MixtureFit, MonotonicityError, fit_mixture
 from bayesnb.model import load
@@ -23,22 +30,28 @@ from bayesnb.priors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "BayesNBError",
     "Bernoulli",
     "Beta",
     "Binned",
     "Categorical",
     "Dirichlet",
     "Gaussian",
+    "InputError",
+    "InputTypeError",
     "MixtureFit",
+    "ModelFileError",
     "MonotonicityError",
     "Multinomial",
     "NaiveBayes",
     "NaiveBayesFit",
     "NormalInverseGamma",
+    "ZeroLikelihoodError",
     "ZeroProbabilityWarning",
     "compare_components",
     "count_parameters",
     "datasets",
+    "errors",
     "fit_mixture",
     "laplace",
     "load",
