@@ -85,11 +85,19 @@ def _estimate_names(estimate) -> list:
 
 
 def no_posterior_error(
-    jll: np.ndarray, bad: np.ndarray, estimate=None, *, what: str = "class", detail: str = ""
+    jll: np.ndarray,
+    bad: np.ndarray,
+    estimate=None,
+    *,
+    what: str = "class",
+    detail: str = "",
+    cause: str | None = None,
 ) -> ZeroLikelihoodError:
     """The error for rows ``bad`` (a boolean mask) of ``jll`` (n, K) that have no
     posterior: which rows, why (every score ``-inf``, or a score NaN or ``+inf``) and
-    the remedy that fits that cause and the fit's ``estimate``."""
+    the remedy that fits that cause and the fit's ``estimate``. ``cause`` (``"zero"``:
+    a probability 0 from counts; ``"overflow"``: a density that is 0 or not a number),
+    when the caller knows it, overrides the guess from the scores and ``estimate``."""
     rows = np.flatnonzero(bad)
     row = int(rows[0])
     listed = ", ".join(str(int(r)) for r in rows[:10]) + (", ..." if len(rows) > 10 else "")
@@ -101,8 +109,12 @@ def no_posterior_error(
         if len(names) == 1
         else (f"the fit's estimates are {names!r}" if names else "")
     )
+    if cause is None:
+        nonfinite = np.isnan(scores).any() or np.isposinf(scores).any()
+        zeros_possible = any(n in ("ml", "map") for n in names) or not names
+        cause = "overflow" if nonfinite or not zeros_possible else "zero"
     if np.isnan(scores).any() or np.isposinf(scores).any():
-        cause = (
+        text = (
             f"{where} has a log-likelihood that is not a number (or +inf) under some "
             f"{what}, so it has no posterior: a value too large in magnitude for the "
             "densities to represent (overflow), or a model whose parameters are not "
@@ -113,9 +125,8 @@ def no_posterior_error(
             "fitting), or refit and save the model again."
         )
     else:
-        cause = f"{where} has likelihood 0 under every {what}, so it has no posterior."
-        smoothing = any(n in ("ml", "map") for n in names) or not names
-        if smoothing:
+        text = f"{where} has likelihood 0 under every {what}, so it has no posterior."
+        if cause == "zero":
             remedy = (
                 "Under estimate='ml' (or 'map' with a prior alpha <= 1) a value never seen "
                 f"with a {what} in training gets probability 0, which rules that {what} out. "
@@ -123,12 +134,12 @@ def no_posterior_error(
             )
         else:
             remedy = (
-                f"The estimator already smooths the counts, so no {what} rules a value out "
-                "by a zero count: the zeros come from a value too large in magnitude for the "
-                "densities (underflow to -inf) or from a damaged model file. Check that "
-                "row's values, or refit and save the model again."
+                "No zero count is the cause: a value too large in magnitude for the "
+                "densities (underflow to -inf) or a damaged model file is. Check that row's "
+                "values (rescale features with huge magnitudes before fitting), or refit "
+                "and save the model again."
             )
-    parts = [cause, detail, f"{fit_is[0].upper()}{fit_is[1:]}." if fit_is else "", remedy]
+    parts = [text, detail, f"{fit_is[0].upper()}{fit_is[1:]}." if fit_is else "", remedy]
     return ZeroLikelihoodError(" ".join(p for p in parts if p))
 
 
@@ -276,48 +287,59 @@ class FittedModel:
 
         A row without a posterior (every class ruled out, or a score that is not a
         number) raises :class:`bayesnb.errors.ZeroLikelihoodError`, naming the row, the
-        features responsible and the remedy."""
+        features responsible and the remedy (so no overflow passes silently)."""
         encoded = self.encode(X)
-        jll = self._joint(encoded, posterior=True)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):  # non-finite: checked below
+            jll = self._joint(encoded, posterior=True)
             top = jll.max(axis=1)
         bad = ~np.isfinite(top)
         if bad.any():
+            detail, cause = self._explain(encoded, int(np.flatnonzero(bad)[0]))
             raise no_posterior_error(
-                jll,
-                bad,
-                self.estimates,
-                what=self._what(),
-                detail=self._explain(encoded, int(np.flatnonzero(bad)[0])),
+                jll, bad, self.estimates, what=self._what(), detail=detail, cause=cause
             )
         return jll
 
     def _what(self) -> str:
         return "component" if self.label_dim == "component" else "class"
 
-    def _explain(self, encoded: list, row: int) -> str:
-        """Which factor rules out every class (or gives a non-finite score) on ``row``."""
-        terms = [
-            np.asarray(block.posterior_scores(enc, params))[row]
-            for block, enc, params in zip(self.blocks, encoded, self.block_params, strict=True)
-        ]
-        said = []
-        for k, label in enumerate(self.labels[:5]):
+    def _explain(self, encoded: list, row: int) -> tuple[str, str | None]:
+        """Which factor rules out every class (or gives a non-finite score) on ``row``,
+        and the cause: ``"zero"`` (a probability 0 of a discrete value, or of the class
+        itself), ``"overflow"`` (a density that is 0 or not a number), or None."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            terms = [
+                np.asarray(block.posterior_scores(enc, params))[row]
+                for block, enc, params in zip(self.blocks, encoded, self.block_params, strict=True)
+            ]
+        said, causes = [], set()
+        for k, label in enumerate(self.labels):
             culprits = []
             if not np.isfinite(self.class_log_prob[k]):
-                culprits.append("the class prior gives it probability 0")
+                culprits.append(f"the {self._what()} itself has probability 0")
+                causes.add("zero")
             for block, term in zip(self.blocks, terms, strict=True):
                 value = term[k]
                 if np.isnan(value) or np.isposinf(value):
-                    culprits.append(f"feature {block.name!r} scores {value}")
+                    culprits.append(f"feature {block.name!r} ({block.kind}) scores {value}")
+                    causes.add("overflow")
+                elif np.isneginf(value) and block.kind == "gaussian":
+                    culprits.append(
+                        f"feature {block.name!r} (gaussian) gives it density 0 (a value too "
+                        "far out for the densities)"
+                    )
+                    causes.add("overflow")
                 elif np.isneginf(value):
-                    culprits.append(f"feature {block.name!r} gives that row probability 0")
-            if culprits:
-                said.append(f"under {self._what()} {label!r}: " + "; ".join(culprits[:3]))
+                    culprits.append(
+                        f"feature {block.name!r} ({block.kind}) gives its value probability 0"
+                    )
+                    causes.add("zero")
+            if culprits and len(said) < 4:
+                said.append(f"under {self._what()} {label!r}, " + "; ".join(culprits[:3]))
         if not said:
-            return ""
-        more = " ..." if len(self.labels) > 5 else ""
-        return "On that row, " + ", ".join(said) + "." + more
+            return "", None
+        detail = "On that row: " + "; ".join(said) + ("; ..." if len(self.labels) > 4 else ".")
+        return detail, "overflow" if "overflow" in causes else "zero"
 
     def joint_log_likelihood(self, X) -> np.ndarray:
         """``log P(c) + sum_i log p(x_i | c)`` for every row and class, shape (n, K).
