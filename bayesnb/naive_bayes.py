@@ -305,14 +305,15 @@ def check_sample_weight(sample_weight, n_rows: int):
         )
     bad = ~np.isfinite(w)
     if bad.any():
+        row = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"sample_weight must be finite; got {w[bad][0]!r} at row {int(np.flatnonzero(bad)[0])}"
+            f"sample_weight must be finite; got {float(w[row])!r} at row {row}"
             f" ({int(bad.sum())} such row(s)). Give every row a finite weight (0 leaves it out)."
         )
     if (w < 0).any():
         row = int(np.flatnonzero(w < 0)[0])
         raise InputError(
-            f"sample_weight must be >= 0; got {w[row]!r} at row {row} ({int((w < 0).sum())} "
+            f"sample_weight must be >= 0; got {float(w[row])!r} at row {row} ({int((w < 0).sum())} "
             "negative weight(s)). A weight counts a row that many times; use 0 to leave a "
             "row out."
         )
