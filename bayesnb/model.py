@@ -979,7 +979,7 @@ FAMILY_STATE = {
 _COMMON_STATE = ("prior", "estimate", "columns", "name")
 
 
-def _family_from_config(config, index: int) -> Family:
+def _family_from_config(config, index: int = 0) -> Family:
     """Rebuild the bound family of ``blocks[index]`` through its constructor, checking
     every entry of its saved state against :data:`FAMILY_STATE`."""
 

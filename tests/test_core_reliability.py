@@ -390,3 +390,33 @@ def test_every_module_imports_on_its_own():
         errors_ = dict(zip(modules, pool.map(_import_alone, modules), strict=True))
     failed = {m: e for m, e in errors_.items() if e is not None}
     assert not failed, failed
+
+
+# -- the saved state of every family matches the schema load checks ---------------------------
+
+
+def test_every_bound_family_keeps_exactly_the_state_load_checks():
+    from bayesnb.model import _COMMON_STATE, FAMILY_STATE
+
+    frame = pd.DataFrame(
+        {
+            "b": [True, False, True, False],
+            "c": ["u", "v", "u", "w"],
+            "g": [0.0, 1.0, 2.0, 4.0],
+            "h": [0.5, 1.5, 2.5, 2.9],
+            "m1": [1, 0, 2, 3],
+            "m2": [0, 4, 1, 1],
+        }
+    )
+    fit = bnb.NaiveBayes(
+        {
+            "b": bnb.Bernoulli(),
+            "c": bnb.Categorical(),
+            "g": bnb.Gaussian(),
+            "h": bnb.Binned([0.0, 1.0, 3.0]),
+            "m": bnb.Multinomial(columns=["m1", "m2"]),
+        }
+    ).fit(frame, [0, 1, 0, 1])
+    assert {b.kind for b in fit.blocks} == set(FAMILY_STATE)
+    for block in fit.blocks:
+        assert set(vars(block)) == set(_COMMON_STATE) | set(FAMILY_STATE[block.kind]), block.kind
