@@ -5,8 +5,15 @@ likelihood per feature, each with its conjugate prior) and fit it with maximum
 likelihood, MAP or the full posterior predictive.
 """
 
-from bayesnb import datasets
+from bayesnb import datasets, errors
 from bayesnb import text as text  # registers TextFit, so that ``load`` reads a saved one
+from bayesnb.errors import (
+    BayesNBError,
+    InputError,
+    InputTypeError,
+    ModelFileError,
+    ZeroLikelihoodError,
+)
 from bayesnb.families import Bernoulli, Binned, Categorical, Gaussian, Multinomial
 from bayesnb.mixture import MixtureFit, MonotonicityError, fit_mixture
 from bayesnb.model import load
@@ -24,22 +31,28 @@ from bayesnb.priors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "BayesNBError",
     "Bernoulli",
     "Beta",
     "Binned",
     "Categorical",
     "Dirichlet",
     "Gaussian",
+    "InputError",
+    "InputTypeError",
     "MixtureFit",
+    "ModelFileError",
     "MonotonicityError",
     "Multinomial",
     "NaiveBayes",
     "NaiveBayesFit",
     "NormalInverseGamma",
+    "ZeroLikelihoodError",
     "ZeroProbabilityWarning",
     "compare_components",
     "count_parameters",
     "datasets",
+    "errors",
     "fit_mixture",
     "laplace",
     "load",

@@ -717,21 +717,16 @@ class MixtureFit(FittedModel):
             )
 
     @property
-    def n_parameters(self) -> int:
-        """Free parameters: ``K - 1`` weights plus every family's free parameters."""
-        return self.n_free_parameters()
-
-    @property
     def aic(self) -> float:
         """Akaike's criterion :math:`-2\\log L + 2p` (lower is better)."""
         self._need_fit("aic")
-        return -2.0 * self.log_likelihood + 2.0 * self.n_parameters
+        return -2.0 * self.log_likelihood + 2.0 * self.n_parameters()
 
     @property
     def bic(self) -> float:
         """Schwarz's criterion :math:`-2\\log L + p\\log n` (lower is better)."""
         self._need_fit("bic")
-        return -2.0 * self.log_likelihood + self.n_parameters * math.log(self.n_samples)
+        return -2.0 * self.log_likelihood + self.n_parameters() * math.log(self.n_samples)
 
     # -- reports and model choice ---------------------------------------------------------
     def influence(self) -> xr.DataArray:

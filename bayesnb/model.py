@@ -8,59 +8,139 @@ and parameters, and the class (or component) log-probabilities. The classifier
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import json
+import math
+import os
 import warnings
 
 import numpy as np
 import xarray as xr
 
 from bayesnb._data import Table
+from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import FAMILIES, Family
-from bayesnb.priors import Beta, Dirichlet, NormalInverseGamma, ZeroProbabilityWarning
+from bayesnb.priors import (
+    ESTIMATES,
+    Beta,
+    Dirichlet,
+    NormalInverseGamma,
+    ZeroProbabilityWarning,
+)
 
 
-def log_normalize(jll: np.ndarray) -> np.ndarray:
+def log_normalize(jll: np.ndarray, *, estimate=None) -> np.ndarray:
     """Subtract the log-sum-exp of every row: log-probabilities that sum to one.
 
-    A row where every entry is ``-inf`` (every class ruled out by a zero probability)
-    has no posterior and raises a ``ValueError`` that names it.
+    A row without a posterior raises :class:`bayesnb.errors.ZeroLikelihoodError` naming
+    it and its cause: every entry ``-inf`` (every class ruled out by a probability 0)
+    or a score that is not a number or ``+inf`` (values too large for the densities, or
+    parameters that are not finite). ``estimate`` (the fit's estimator, a name or the
+    ``estimates`` dict of a fitted model) only sharpens the remedy the message gives.
 
     The work runs components first, on a (K, n) copy, so that every reduction over
     the few classes is an elementwise operation on long rows; the result is the
     (n, K) transpose of that copy.
     """
-    out = _shifted_components_first(jll)
+    out = _shifted_components_first(jll, estimate)
     total = np.exp(out).sum(axis=0)
     out -= np.log(total, out=total)
     return out.T
 
 
-def normalize(jll: np.ndarray) -> np.ndarray:
+def normalize(jll: np.ndarray, *, estimate=None) -> np.ndarray:
     """Posterior probabilities ``exp(log_normalize(jll))``, without the logarithms.
 
     Each row is shifted by its maximum, exponentiated and divided by its sum; a row
-    that is ``-inf`` everywhere raises as in :func:`log_normalize`.
+    without a posterior raises as in :func:`log_normalize`.
     """
-    out = _shifted_components_first(jll)
+    out = _shifted_components_first(jll, estimate)
     np.exp(out, out=out)
     out /= out.sum(axis=0)
     return out.T
 
 
-def _shifted_components_first(jll: np.ndarray) -> np.ndarray:
+def _shifted_components_first(jll: np.ndarray, estimate=None) -> np.ndarray:
     """A (K, n) copy of ``jll`` minus the maximum of every row (a finite one)."""
     out = np.array(jll.T, dtype=float, order="C")
-    top = out.max(axis=0)
+    with np.errstate(invalid="ignore"):
+        top = out.max(axis=0)
     bad = ~np.isfinite(top)
     if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"row {row} has likelihood 0 under every class ({int(bad.sum())} such row(s)): "
-            "each class gives probability 0 to one of its values. Fit with "
-            "estimate='mean' or 'map' under a prior with alpha > 1 to smooth the zeros."
-        )
+        raise no_posterior_error(out.T, bad, estimate)
     out -= top
     return out
+
+
+def _estimate_names(estimate) -> list:
+    """The estimators named by ``estimate``: a name, or a fitted model's ``estimates``."""
+    if estimate is None:
+        return []
+    if isinstance(estimate, dict):
+        names = list(estimate.get("features", {}).values())
+        names.append(estimate.get("class"))
+        return sorted({str(e) for e in names if e is not None})
+    return [str(estimate)]
+
+
+def no_posterior_error(
+    jll: np.ndarray,
+    bad: np.ndarray,
+    estimate=None,
+    *,
+    what: str = "class",
+    detail: str = "",
+    cause: str | None = None,
+) -> ZeroLikelihoodError:
+    """The error for rows ``bad`` (a boolean mask) of ``jll`` (n, K) that have no
+    posterior: which rows, why (every score ``-inf``, or a score NaN or ``+inf``) and
+    the remedy that fits that cause and the fit's ``estimate``. ``cause`` (``"zero"``:
+    a probability 0 from counts; ``"overflow"``: a density that is 0 or not a number),
+    when the caller knows it, overrides the guess from the scores and ``estimate``."""
+    rows = np.flatnonzero(bad)
+    row = int(rows[0])
+    listed = ", ".join(str(int(r)) for r in rows[:10]) + (", ..." if len(rows) > 10 else "")
+    where = f"row {row}" if len(rows) == 1 else f"rows {listed} ({len(rows)} rows)"
+    scores = np.asarray(jll, dtype=float)[rows]
+    names = _estimate_names(estimate)
+    fit_is = (
+        f"the fit's estimate is {names[0]!r}"
+        if len(names) == 1
+        else (f"the fit's estimates are {names!r}" if names else "")
+    )
+    if cause is None:
+        nonfinite = np.isnan(scores).any() or np.isposinf(scores).any()
+        zeros_possible = any(n in ("ml", "map") for n in names) or not names
+        cause = "overflow" if nonfinite or not zeros_possible else "zero"
+    if np.isnan(scores).any() or np.isposinf(scores).any():
+        text = (
+            f"{where} has a log-likelihood that is not a number (or +inf) under some "
+            f"{what}, so it has no posterior: a value too large in magnitude for the "
+            "densities to represent (overflow), or a model whose parameters are not "
+            "finite (a damaged or edited file)."
+        )
+        remedy = (
+            "Check that row's values (rescale features with huge magnitudes before "
+            "fitting), or refit and save the model again."
+        )
+    else:
+        text = f"{where} has likelihood 0 under every {what}, so it has no posterior."
+        if cause == "zero":
+            remedy = (
+                "Under estimate='ml' (or 'map' with a prior alpha <= 1) a value never seen "
+                f"with a {what} in training gets probability 0, which rules that {what} out. "
+                "Fit with estimate='mean' (or a prior with alpha > 1) to smooth the zeros."
+            )
+        else:
+            remedy = (
+                "No zero count is the cause: a value too large in magnitude for the "
+                "densities (underflow to -inf) or a damaged model file is. Check that row's "
+                "values (rescale features with huge magnitudes before fitting), or refit "
+                "and save the model again."
+            )
+    parts = [text, detail, f"{fit_is[0].upper()}{fit_is[1:]}." if fit_is else "", remedy]
+    return ZeroLikelihoodError(" ".join(p for p in parts if p))
 
 
 def log_sum_exp_rows(jll: np.ndarray) -> np.ndarray:
@@ -146,15 +226,36 @@ class FittedModel:
     # -- the kernel --------------------------------------------------------------------
     def encode(self, X) -> list:
         """Encode ``X`` for every block (reuse it to score the same rows repeatedly)."""
-        table = X if isinstance(X, Table) else Table(X, feature_names=None)
+        if isinstance(X, Table):
+            table = X
+        else:
+            if X is None or isinstance(X, str | bytes | dict):
+                raise InputTypeError(
+                    f"X must be a DataFrame or a 2-D array like the training data; got "
+                    f"{type(X).__name__}. Give the rows to score in the form the model was "
+                    "fit on."
+                )
+            table = Table(X, feature_names=None)
         if table.is_frame != self.is_frame:
-            kind = "a DataFrame" if self.is_frame else "an array"
-            raise TypeError(f"the model was fit on {kind}; give X in the same form.")
+            kind, other = (
+                ("a DataFrame", "an array") if self.is_frame else ("an array", "a DataFrame")
+            )
+            raise InputTypeError(
+                f"X must be {kind}, the form the model was fit on; got {other} "
+                f"({type(X).__name__}). Give X in the same form"
+                + (
+                    " (a DataFrame with the feature columns)."
+                    if self.is_frame
+                    else " (e.g. X.to_numpy(), columns in the training order)."
+                )
+            )
         if not table.is_frame:
             if len(table.names) != len(self.feature_names):
-                raise ValueError(
-                    f"X has {len(table.names)} columns; the model was fit on "
-                    f"{len(self.feature_names)}."
+                raise InputError(
+                    f"X has {len(table.names)} column(s); the model was fit on "
+                    f"{len(self.feature_names)} ({self.feature_names[:5]!r}"
+                    f"{'...' if len(self.feature_names) > 5 else ''}). Give every feature "
+                    "column, in the training order; put NaN where a value is missing."
                 )
             if not isinstance(X, Table):  # an array's columns are the model's, in order
                 table.names = self.feature_names
@@ -162,28 +263,83 @@ class FittedModel:
             present = set(table.names)
             missing = [c for c in self.feature_names if c not in present]
             if missing:
-                raise ValueError(
-                    f"X lacks the feature column(s) {missing[:10]!r} the model was fit on. "
-                    "Give every feature; put NaN where a value is missing."
+                raise InputError(
+                    f"X lacks the feature column(s) {missing[:10]!r} the model was fit on "
+                    f"(X has {list(table.names)[:10]!r}). Give every feature column; put NaN "
+                    "where a value is missing."
                 )
         if not table.is_frame and table.names != self.feature_names:
-            raise ValueError(
+            raise InputError(
                 f"X has columns {table.names[:5]!r}...; the model was fit on "
-                f"{self.feature_names[:5]!r}... in that order."
+                f"{self.feature_names[:5]!r}... in that order. Give the columns in the "
+                "training order."
             )
         return [block.encode(table.take(block.columns)) for block in self.blocks]
 
     def _joint(self, encoded: list, *, posterior: bool = False) -> np.ndarray:
-        jll = feature_log_likelihood(
-            self.blocks, encoded, self.block_params, posterior=posterior
-        )
+        jll = feature_log_likelihood(self.blocks, encoded, self.block_params, posterior=posterior)
         jll += self.class_log_prob
         return jll
 
     def _posterior_scores(self, X) -> np.ndarray:
         """The joint log-likelihood up to a constant of every row: what the posterior
-        over the classes, and so every prediction, depends on."""
-        return self._joint(self.encode(X), posterior=True)
+        over the classes, and so every prediction, depends on.
+
+        A row without a posterior (every class ruled out, or a score that is not a
+        number) raises :class:`bayesnb.errors.ZeroLikelihoodError`, naming the row, the
+        features responsible and the remedy (so no overflow passes silently)."""
+        encoded = self.encode(X)
+        with np.errstate(over="ignore", invalid="ignore"):  # non-finite: checked below
+            jll = self._joint(encoded, posterior=True)
+            top = jll.max(axis=1)
+        bad = ~np.isfinite(top)
+        if bad.any():
+            detail, cause = self._explain(encoded, int(np.flatnonzero(bad)[0]))
+            raise no_posterior_error(
+                jll, bad, self.estimates, what=self._what(), detail=detail, cause=cause
+            )
+        return jll
+
+    def _what(self) -> str:
+        return "component" if self.label_dim == "component" else "class"
+
+    def _explain(self, encoded: list, row: int) -> tuple[str, str | None]:
+        """Which factor rules out every class (or gives a non-finite score) on ``row``,
+        and the cause: ``"zero"`` (a probability 0 of a discrete value, or of the class
+        itself), ``"overflow"`` (a density that is 0 or not a number), or None."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            terms = [
+                np.asarray(block.posterior_scores(enc, params))[row]
+                for block, enc, params in zip(self.blocks, encoded, self.block_params, strict=True)
+            ]
+        said, causes = [], set()
+        for k, label in enumerate(self.labels):
+            culprits = []
+            if not np.isfinite(self.class_log_prob[k]):
+                culprits.append(f"the {self._what()} itself has probability 0")
+                causes.add("zero")
+            for block, term in zip(self.blocks, terms, strict=True):
+                value = term[k]
+                if np.isnan(value) or np.isposinf(value):
+                    culprits.append(f"feature {block.name!r} ({block.kind}) scores {value}")
+                    causes.add("overflow")
+                elif np.isneginf(value) and block.kind == "gaussian":
+                    culprits.append(
+                        f"feature {block.name!r} (gaussian) gives it density 0 (a value too "
+                        "far out for the densities)"
+                    )
+                    causes.add("overflow")
+                elif np.isneginf(value):
+                    culprits.append(
+                        f"feature {block.name!r} ({block.kind}) gives its value probability 0"
+                    )
+                    causes.add("zero")
+            if culprits and len(said) < 4:
+                said.append(f"under {self._what()} {label!r}, " + "; ".join(culprits[:3]))
+        if not said:
+            return "", None
+        detail = "On that row: " + "; ".join(said) + ("; ..." if len(self.labels) > 4 else ".")
+        return detail, "overflow" if "overflow" in causes else "zero"
 
     def joint_log_likelihood(self, X) -> np.ndarray:
         """``log P(c) + sum_i log p(x_i | c)`` for every row and class, shape (n, K).
@@ -193,22 +349,31 @@ class FittedModel:
         return self._joint(self.encode(X))
 
     def predict_log_proba(self, X) -> np.ndarray:
-        """Log posterior class probabilities, shape (n, K), columns in ``labels`` order."""
+        """Log posterior class probabilities, shape (n, K), columns in ``labels`` order.
+
+        A row whose likelihood is 0 under every class raises
+        :class:`bayesnb.errors.ZeroLikelihoodError` (as do :meth:`predict_proba` and
+        :meth:`predict`)."""
         return log_normalize(self._posterior_scores(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior class probabilities, shape (n, K), columns in ``labels`` order."""
         return normalize(self._posterior_scores(X))
 
+    def predict_index(self, X) -> np.ndarray:
+        """The position in ``labels`` of every row's most probable class."""
+        return self._posterior_scores(X).argmax(axis=1)
+
     def predict(self, X) -> np.ndarray:
-        """The class with the largest posterior probability (the MAP decision rule)."""
-        jll = self._posterior_scores(X)
-        return np.asarray(self.labels, dtype=object if self._object_labels() else None)[
-            jll.argmax(axis=1)
-        ]
+        """The class with the largest posterior probability (the MAP decision rule).
+
+        A row whose likelihood is 0 under every class has no such class: it raises
+        :class:`bayesnb.errors.ZeroLikelihoodError`, as :meth:`predict_proba` does."""
+        labels = np.asarray(self.labels, dtype=object if self._object_labels() else None)
+        return labels[self.predict_index(X)]
 
     def _object_labels(self) -> bool:
-        return any(isinstance(v, str) for v in self.labels)
+        return any(isinstance(v, str | tuple) for v in self.labels)
 
     def log_likelihood_rows(self, X) -> np.ndarray:
         """``log p(x)`` of every row, summing over the classes."""
@@ -218,6 +383,37 @@ class FittedModel:
     def n_free_parameters(self) -> int:
         k = len(self.labels)
         return (k - 1) + sum(b.n_free_parameters(k) for b in self.blocks)
+
+    def n_parameters(self) -> int:
+        """Free parameters: ``K - 1`` class (or component) weights plus every family's
+        free parameters (what AIC and BIC count)."""
+        return int(self.n_free_parameters())
+
+    def parameter_counts(self) -> dict:
+        """Free parameters of this naive Bayes model against the full joint table.
+
+        Returns a dict with ``naive_bayes`` (free parameters, :meth:`n_parameters`),
+        ``full_joint`` (free parameters of an unrestricted table over the class and
+        every discrete feature, ``None`` when a feature is continuous or a block of
+        counts) and ``naive_bayes_entries`` / ``full_joint_entries`` (table entries,
+        without the sum-to-one constraints).
+        """
+        k = len(self.labels)
+        tables = all(b.kind in ("bernoulli", "categorical", "binned") for b in self.blocks)
+        if not tables:
+            return {
+                "naive_bayes": self.n_parameters(),
+                "full_joint": None,
+                "naive_bayes_entries": None,
+                "full_joint_entries": None,
+            }
+        sizes = [size for b in self.blocks for size in b.column_sizes()]
+        return {
+            "naive_bayes": self.n_parameters(),
+            "full_joint": k * math.prod(sizes) - 1,
+            "naive_bayes_entries": k + k * sum(sizes),
+            "full_joint_entries": k * math.prod(sizes),
+        }
 
     # -- xarray export ---------------------------------------------------------------------
     def _export(self) -> tuple[dict, dict]:
@@ -254,13 +450,13 @@ class FittedModel:
     def _config(self) -> dict:
         return {
             "model": type(self).__name__,
-            "labels": _jsonable(self.labels),
+            "labels": _encode_values(self.labels, "labels"),
             "blocks": [_family_config(b) for b in self.blocks],
             "estimates": self.estimates,
             "class_prior": _prior_config(self.class_prior),
-            "feature_names": self.feature_names,
+            "feature_names": _encode_values(self.feature_names, "feature_names"),
             "is_frame": self.is_frame,
-            "target": self.target,
+            "target": _encode_values(self.target, "target"),
         }
 
     def _to_dataset(self) -> xr.Dataset:
@@ -271,7 +467,7 @@ class FittedModel:
                 dims = tuple(f"stat_{i}_{key}_{j}" for j in range(value.ndim))
                 data[f"stat_{i}_{key}"] = (dims, value)
         ds = xr.Dataset(data)
-        ds.attrs["bayesnb_config"] = json.dumps(self._config())
+        ds.attrs[CONFIG_ATTR] = json.dumps(self._config())
         return ds
 
     def _restore(self, config: dict) -> None:
@@ -282,10 +478,16 @@ class FittedModel:
         """Write the model to a netCDF-3 file (statistics plus declaration; no pickle).
 
         Loading re-estimates the parameters from the saved statistics with the same
-        code, so the round trip is exact.
+        code, so the round trip is exact. Labels and categories may be strings,
+        numbers, booleans (Python or NumPy scalars) and dates or times (``datetime``,
+        ``pandas.Timestamp``, ``numpy.datetime64`` and their durations); each comes
+        back as the type it was.
         """
-        self._to_dataset().to_netcdf(path, engine="scipy")
+        self._to_dataset().to_netcdf(os.fspath(path), engine="scipy")
 
+
+#: The attribute of a saved file that holds the model's declaration (JSON).
+CONFIG_ATTR = "bayesnb_config"
 
 #: Readers of saved files by the kind of object they hold (the ``model`` entry of the
 #: saved configuration): every :class:`FittedModel` subclass registers itself, and a
@@ -298,42 +500,222 @@ def register_loader(kind: str, reader) -> None:
     """Make :func:`load` read files whose configuration names ``kind`` with ``reader``.
 
     ``reader(dataset, config)`` gets the file's ``xarray.Dataset`` (loaded in memory)
-    and its decoded ``bayesnb_config`` and returns the object.
+    and its decoded ``bayesnb_config`` and returns the object. A reader raises
+    :class:`bayesnb.errors.ModelFileError` (or any ``ValueError``, ``TypeError`` or
+    ``KeyError``, which ``load`` reports as one) when the file is inconsistent.
     """
     _LOADERS[kind] = reader
 
 
 def load(path):
-    """Read a model written by ``save``. Returns the fitted object."""
-    with xr.open_dataset(path, engine="scipy") as ds:
-        ds = ds.load()
-    config = json.loads(ds.attrs["bayesnb_config"])
-    return _LOADERS[config["model"]](ds, config)
+    """Read a model written by ``save``. Returns the fitted object.
+
+    What the file holds is checked against what the model declares: the kind of
+    model, every feature's family and its settings, and the statistics' shapes and
+    values. A missing, foreign, damaged or inconsistent file raises
+    :class:`bayesnb.errors.ModelFileError` naming the path and what is wrong.
+    """
+    try:
+        name = os.fspath(path)
+    except TypeError:
+        raise InputTypeError(
+            f"load: path must be a file name (str or os.PathLike); got {type(path).__name__} "
+            f"{path!r}. Give the path of a file written by fit.save(path)."
+        ) from None
+    if not os.path.exists(name):
+        raise ModelFileError(
+            f"load: no file at path {name!r}. Check the path (the current directory is "
+            f"{os.getcwd()!r}); a model is written by fit.save(path)."
+        )
+    if os.path.isdir(name):
+        raise ModelFileError(f"load: path {name!r} is a directory, not a saved model file.")
+    try:
+        with xr.open_dataset(name, engine="scipy") as ds:
+            ds = ds.load()
+    except Exception as exc:  # scipy and xarray raise many kinds on a foreign file
+        raise ModelFileError(
+            f"load: {name!r} is not a netCDF-3 file (it could not be read: "
+            f"{type(exc).__name__}: {exc}). bnb.load reads the files fit.save writes."
+        ) from exc
+    if CONFIG_ATTR not in ds.attrs:
+        raise ModelFileError(
+            f"load: {name!r} is a netCDF file but not a bayesnb model: it has no "
+            f"{CONFIG_ATTR!r} attribute (it has {sorted(ds.attrs)[:10]!r}). bnb.load reads "
+            "the files fit.save writes."
+        )
+    try:
+        config = json.loads(ds.attrs[CONFIG_ATTR])
+    except (TypeError, ValueError) as exc:
+        raise ModelFileError(
+            f"load: the {CONFIG_ATTR!r} attribute of {name!r} is not valid JSON ({exc}); the "
+            "file is damaged. Save the model again."
+        ) from exc
+    if not isinstance(config, dict):
+        raise ModelFileError(
+            f"load: the {CONFIG_ATTR!r} attribute of {name!r} must hold a JSON object; got "
+            f"{type(config).__name__}. The file is damaged; save the model again."
+        )
+    kind = config.get("model")
+    if not isinstance(kind, str) or kind not in _LOADERS:
+        known = sorted(_LOADERS)
+        raise ModelFileError(
+            f"load: {name!r} holds a model of kind {kind!r}, which is not one bayesnb knows "
+            f"(known: {known!r}). A kind defined in a module registers itself on import: "
+            "import that module first, or save the model again."
+        )
+    try:
+        return _LOADERS[kind](ds, config)
+    except ModelFileError as exc:
+        raise ModelFileError(f"load: {name!r}: {exc}") from exc
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        detail = f"missing entry {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise ModelFileError(
+            f"load: {name!r} is inconsistent ({type(exc).__name__}: {detail}); the file is "
+            "damaged or was edited. Save the model again."
+        ) from exc
 
 
 def _read_fitted(cls, ds: xr.Dataset, config: dict):
-    """The fitted model of class ``cls`` saved in ``ds`` (see :meth:`FittedModel.save`)."""
-    blocks = [_family_from_config(c) for c in config["blocks"]]
+    """The fitted model of class ``cls`` saved in ``ds`` (see :meth:`FittedModel.save`),
+    checked against the schema every family declares (:func:`_family_from_config`)."""
+    for key in ("labels", "blocks", "estimates", "class_prior", "feature_names", "is_frame"):
+        if key not in config:
+            raise ModelFileError(f"the model's configuration lacks the entry {key!r}.")
+    labels = _decode_values(config["labels"], "labels")
+    if not isinstance(labels, list) or not labels:
+        raise ModelFileError(f"'labels' must be a non-empty list; got {config['labels']!r}.")
+    if len(set(map(_hashable, labels))) != len(labels):
+        raise ModelFileError(f"'labels' must be distinct; got {labels!r}.")
+    k = len(labels)
+    if not isinstance(config["blocks"], list) or not config["blocks"]:
+        raise ModelFileError(f"'blocks' must be a non-empty list; got {config['blocks']!r}.")
+    blocks = [_family_from_config(c, i) for i, c in enumerate(config["blocks"])]
+    names = [b.name for b in blocks]
+    if len(set(names)) != len(names):
+        raise ModelFileError(f"the features' names must be distinct; got {names!r}.")
+    feature_names = _decode_values(config["feature_names"], "feature_names")
+    columns = [c for b in blocks for c in b.columns]
+    if not isinstance(feature_names, list) or sorted(map(repr, feature_names)) != sorted(
+        map(repr, columns)
+    ):
+        raise ModelFileError(
+            f"'feature_names' {feature_names!r} must list the features' columns {columns!r}."
+        )
+    if not isinstance(config["is_frame"], bool):
+        raise ModelFileError(f"'is_frame' must be true or false; got {config['is_frame']!r}.")
+    estimates = _check_estimates(config["estimates"], names)
+    class_prior = _prior_from_config(config["class_prior"], "class_prior")
+    if not isinstance(class_prior, Dirichlet):
+        raise ModelFileError(f"'class_prior' must be a Dirichlet; got {class_prior!r}.")
+    class_counts = _stat_array(ds, "class_counts", (k,), "class_counts")
     stats = []
+    expected_keys = set()
     for i, block in enumerate(blocks):
         prefix = f"stat_{i}_"
-        stats.append({k[len(prefix) :]: ds[k].values for k in ds.data_vars if k.startswith(prefix)})
-        block.name = config["blocks"][i]["state"]["name"]
+        shapes = _stat_shapes(block, k)
+        present = {v[len(prefix) :] for v in ds.data_vars if v.startswith(prefix)}
+        if present != set(shapes):
+            raise ModelFileError(
+                f"feature {block.name!r} ({block.kind}) needs the statistics "
+                f"{sorted(shapes)!r}; the file has {sorted(present)!r}."
+            )
+        stats.append(
+            {
+                key: _stat_array(
+                    ds,
+                    prefix + key,
+                    shape,
+                    f"{key} of feature {block.name!r}",
+                    signed=(block.kind, key) == ("gaussian", "mean"),
+                )
+                for key, shape in shapes.items()
+            }
+        )
+        expected_keys |= {prefix + key for key in shapes}
+    extra = sorted(set(ds.data_vars) - expected_keys - {"class_counts"})
+    if extra:
+        raise ModelFileError(f"the file holds variables no feature declares: {extra[:10]!r}.")
     with warnings.catch_warnings():  # the fit already warned about any zero probability
         warnings.simplefilter("ignore", ZeroProbabilityWarning)
         fit = cls.from_statistics(
-            labels=config["labels"],
+            labels=labels,
             blocks=blocks,
             stats=stats,
-            class_counts=ds["class_counts"].values,
-            class_prior=_prior_from_config(config["class_prior"]),
-            estimates=config["estimates"],
-            feature_names=config["feature_names"],
+            class_counts=class_counts,
+            class_prior=class_prior,
+            estimates=estimates,
+            feature_names=feature_names,
             is_frame=config["is_frame"],
-            target=config["target"],
+            target=_decode_values(config.get("target", "label"), "target"),
         )
     fit._restore(config)
     return fit
+
+
+def _stat_array(ds, var: str, shape: tuple, what: str, *, signed: bool = False) -> np.ndarray:
+    """The statistic ``var`` of ``ds``: present, of ``shape``, finite (and >= 0 unless
+    ``signed``)."""
+    if var not in ds.data_vars:
+        raise ModelFileError(f"the statistic {var!r} ({what}) is missing.")
+    values = ds[var].values
+    if values.dtype.kind not in "iuf":
+        raise ModelFileError(f"the statistic {var!r} ({what}) must be numbers; got {values.dtype}.")
+    if values.shape != tuple(shape):
+        raise ModelFileError(
+            f"the statistic {var!r} ({what}) has shape {values.shape}; the model's labels and "
+            f"feature declare {tuple(shape)}."
+        )
+    values = values.astype(float, copy=False)
+    if not np.all(np.isfinite(values)):
+        raise ModelFileError(f"the statistic {var!r} ({what}) has non-finite values.")
+    if not signed and np.any(values < 0):
+        raise ModelFileError(
+            f"the statistic {var!r} ({what}) has negative values (minimum {values.min()!r}); "
+            "counts are >= 0."
+        )
+    return values
+
+
+def _stat_shapes(block: Family, k: int) -> dict:
+    """The statistics a bound family keeps and their shapes, for ``k`` labels."""
+    d = block.n_columns
+    if block.kind == "bernoulli":
+        return {"counts": (k, d, 2)}
+    if block.kind == "multinomial":
+        return {"counts": (k, d)}
+    if block.kind in ("categorical", "binned"):
+        if block.categories is not None and d > 1:
+            return {"counts": (k, d, len(block.categories))}
+        return {"counts": (k, sum(len(c) for c in block.column_categories))}
+    if block.kind == "gaussian":
+        return {key: (k, d) for key in GAUSSIAN_STATS}
+    raise ModelFileError(f"no schema for the family kind {block.kind!r}.")  # pragma: no cover
+
+
+#: The statistics of a Gaussian block, each (labels, columns).
+GAUSSIAN_STATS = ("n", "mean", "ss")
+
+
+def _check_estimates(estimates, names: list) -> dict:
+    if (
+        not isinstance(estimates, dict)
+        or set(estimates) != {"class", "features"}
+        or not isinstance(estimates["features"], dict)
+    ):
+        raise ModelFileError(
+            f"'estimates' must be {{'class': ..., 'features': {{name: ...}}}}; got {estimates!r}."
+        )
+    if set(estimates["features"]) != set(names):
+        raise ModelFileError(
+            f"'estimates' names the features {sorted(estimates['features'])!r}; the blocks are "
+            f"{sorted(names)!r}."
+        )
+    for what, value in [("class", estimates["class"]), *estimates["features"].items()]:
+        if value not in ESTIMATES:
+            raise ModelFileError(
+                f"the estimate of {what!r} is {value!r}; it must be one of {ESTIMATES}."
+            )
+    return estimates
 
 
 def feature_log_likelihood(
@@ -351,7 +733,7 @@ def feature_log_likelihood(
             term = block.log_likelihood(enc, params)
         jll = term if jll is None else jll.__iadd__(term)
     if jll is None:
-        raise ValueError("the model has no feature to score.")
+        raise InputError("the model has no feature to score: declare at least one feature.")
     return jll
 
 
@@ -368,41 +750,204 @@ def estimate_all(blocks, stats, class_counts, class_prior, estimates) -> tuple[l
     return params, class_log_prob
 
 
-# -- JSON helpers ---------------------------------------------------------------------------
+# -- the saved configuration: values and families ---------------------------------------------
+#
+# Labels, categories and column names go to JSON as themselves when JSON holds them
+# (str, int, float, bool, None) and otherwise as a one-key object naming their type, so
+# that every one comes back as the type it was: ``{"__numpy__": [dtype, value]}`` for a
+# NumPy scalar, ``{"__datetime64__": iso}``, ``{"__timestamp__": [iso, tz]}``,
+# ``{"__datetime__": iso}``, ``{"__date__": iso}``, ``{"__timedelta64__": [n, unit]}``,
+# ``{"__timedelta__": microseconds}`` (``{"__pd_timedelta__": nanoseconds}`` for
+# pandas'), ``{"__tuple__": [...]}`` and ``{"__list__": [...]}`` (a list that is a
+# value, inside a list of values).
+
+_TAGS = (
+    "__numpy__",
+    "__datetime64__",
+    "__timedelta64__",
+    "__timestamp__",
+    "__pd_timedelta__",
+    "__datetime__",
+    "__date__",
+    "__timedelta__",
+    "__tuple__",
+    "__list__",
+)
 
 
-def _jsonable(value):
+def _encode_value(value, where: str):
+    """One label, category or column name as JSON (see the tags above)."""
+    import pandas as pd
+
+    if value is None or (
+        isinstance(value, str | bool | int | float) and not isinstance(value, np.generic)
+    ):
+        return value
+    if isinstance(value, np.datetime64):
+        return {
+            "__datetime64__": str(value)
+            if not np.isnat(value)
+            else ["NaT", np.datetime_data(value.dtype)[0]]
+        }
+    if isinstance(value, np.timedelta64):
+        unit, _ = np.datetime_data(value.dtype)
+        return {"__timedelta64__": [None if np.isnat(value) else int(value.astype(np.int64)), unit]}
+    if isinstance(value, np.generic) and value.dtype.kind in "biufU":
+        return {"__numpy__": [value.dtype.str, value.item()]}
+    if isinstance(value, pd.Timestamp):
+        return {"__timestamp__": [value.isoformat(), None if value.tz is None else str(value.tz)]}
+    if isinstance(value, pd.Timedelta):
+        return {"__pd_timedelta__": int(value.value)}
+    if isinstance(value, datetime.datetime):
+        return {"__datetime__": value.isoformat()}
+    if isinstance(value, datetime.date):
+        return {"__date__": value.isoformat()}
+    if isinstance(value, datetime.timedelta):
+        return {"__timedelta__": (value.days * 86400 + value.seconds) * 10**6 + value.microseconds}
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode_value(v, where) for v in value]}
+    raise InputTypeError(
+        f"save: {where} holds the value {value!r} of type {type(value).__name__}, which a saved "
+        "model cannot hold. Labels, categories and column names may be str, numbers, bools, "
+        "dates and times (datetime, pandas.Timestamp, numpy.datetime64) and tuples of them; "
+        "convert the others (e.g. with str) before fitting."
+    )
+
+
+def _encode_values(value, where: str):
+    """``value`` (a value, or a list of values or of lists of values) as JSON."""
     if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
+        value = list(value)
+    if isinstance(value, list):
+        return [_encode_values(v, where) for v in value]
+    return _encode_value(value, where)
+
+
+def _decode_value(value, where: str):
+    import pandas as pd
+
+    if not isinstance(value, dict):
+        if isinstance(value, list):
+            return [_decode_value(v, where) for v in value]
+        if value is None or isinstance(value, str | bool | int | float):
+            return value
+        raise ModelFileError(f"{where}: {value!r} is not a value a saved model holds.")
+    if len(value) != 1 or next(iter(value)) not in _TAGS:
+        raise ModelFileError(
+            f"{where}: {value!r} is not a tagged value (one of the keys {list(_TAGS)!r})."
+        )
+    ((tag, body),) = value.items()
+    try:
+        if tag == "__numpy__":
+            dtype, item = body
+            if np.dtype(dtype).kind not in "biufU":
+                raise ValueError(f"dtype {dtype!r}")
+            return np.dtype(dtype).type(item)
+        if tag == "__datetime64__":
+            if isinstance(body, list):  # NaT with its unit
+                return np.datetime64(body[0], body[1])
+            return np.datetime64(body)
+        if tag == "__timedelta64__":
+            n, unit = body
+            return np.timedelta64("NaT", unit) if n is None else np.timedelta64(int(n), unit)
+        if tag == "__timestamp__":
+            iso, tz = body
+            stamp = pd.Timestamp(iso)
+            if tz is not None:
+                # a fixed offset has no zone name: the ISO string keeps it already
+                with contextlib.suppress(Exception):
+                    stamp = stamp.tz_convert(tz)
+            return stamp
+        if tag == "__pd_timedelta__":
+            return pd.Timedelta(int(body), unit="ns")
+        if tag == "__datetime__":
+            return datetime.datetime.fromisoformat(body)
+        if tag == "__date__":
+            return datetime.date.fromisoformat(body)
+        if tag == "__timedelta__":
+            return datetime.timedelta(microseconds=int(body))
+        if tag == "__tuple__":
+            return tuple(_decode_value(v, where) for v in body)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ModelFileError(f"{where}: the value {value!r} cannot be read ({exc}).") from exc
+    return [_decode_value(v, where) for v in body]  # "__list__"
+
+
+def _decode_values(value, where: str):
+    if isinstance(value, list):
+        return [_decode_values(v, where) for v in value]
+    return _decode_value(value, where)
+
+
+#: Kept under its old name for modules that save configurations of their own.
+_jsonable = _encode_values
+
+
+def _hashable(value):
+    return tuple(map(_hashable, value)) if isinstance(value, list) else value
 
 
 def _prior_config(prior) -> dict:
     if isinstance(prior, Dirichlet):
-        return {"type": type(prior).__name__, "alpha": _jsonable(prior.alpha)}
+        return {"type": type(prior).__name__, "alpha": np.asarray(prior.alpha, float).tolist()}
     return {
         "type": "NormalInverseGamma",
-        **{k: _jsonable(np.asarray(getattr(prior, k))) for k in ("mu", "kappa", "alpha", "beta")},
+        **{
+            k: np.asarray(getattr(prior, k), float).tolist()
+            for k in ("mu", "kappa", "alpha", "beta")
+        },
     }
 
 
-def _prior_from_config(config: dict):
+def _numbers(value, what: str, *, positive: bool = False) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelFileError(f"{what} must be numbers; got {value!r}.") from None
+    if not np.all(np.isfinite(arr)) or (positive and np.any(arr <= 0)):
+        raise ModelFileError(
+            f"{what} must be finite{' and > 0' if positive else ''}; got {arr.tolist()!r}."
+        )
+    return arr
+
+
+def _prior_from_config(config, what: str):
+    if not isinstance(config, dict) or "type" not in config:
+        raise ModelFileError(
+            f"the prior of {what} must be an object with a 'type'; got {config!r}."
+        )
     kind = config["type"]
-    if kind == "Beta":  # stored in Dirichlet form, [false, true]
-        alpha = np.asarray(config["alpha"], dtype=float)
-        return Beta(alpha[..., 1], alpha[..., 0])
-    if kind == "Dirichlet":
-        return Dirichlet(config["alpha"])
-    return NormalInverseGamma(
-        **{k: np.asarray(config[k], dtype=float) for k in ("mu", "kappa", "alpha", "beta")}
-    )
-
-
-_ARRAY_STATE = ("shift", "edges")
+    keys = {
+        "Beta": {"type", "alpha"},
+        "Dirichlet": {"type", "alpha"},
+        "NormalInverseGamma": {"type", "mu", "kappa", "alpha", "beta"},
+    }
+    if kind not in keys:
+        raise ModelFileError(
+            f"the prior of {what} has type {kind!r}; it must be one of {sorted(keys)!r}."
+        )
+    if set(config) != keys[kind]:
+        raise ModelFileError(
+            f"the {kind} prior of {what} must have the entries {sorted(keys[kind])!r}; got "
+            f"{sorted(config)!r}."
+        )
+    if kind in ("Beta", "Dirichlet"):
+        alpha = _numbers(
+            config["alpha"], f"the concentration of the prior of {what}", positive=True
+        )
+        if kind == "Beta":  # stored in Dirichlet form, [false, true]
+            if alpha.ndim < 1 or alpha.shape[-1] != 2:
+                raise ModelFileError(
+                    f"the Beta prior of {what} must be stored as [b, a] pairs; got shape "
+                    f"{alpha.shape}."
+                )
+            return Beta(alpha[..., 1], alpha[..., 0])
+        return Dirichlet(alpha)
+    values = {
+        k: _numbers(config[k], f"{k} of the prior of {what}", positive=k != "mu")
+        for k in ("mu", "kappa", "alpha", "beta")
+    }
+    return NormalInverseGamma(**values)
 
 
 def _family_config(block: Family) -> dict:
@@ -410,20 +955,125 @@ def _family_config(block: Family) -> dict:
     for key, value in vars(block).items():
         if key == "prior":
             state[key] = _prior_config(value)
+        elif key in _ARRAY_STATE:
+            state[key] = None if value is None else np.asarray(value, float).tolist()
+        elif key == "values" and isinstance(value, tuple):  # Bernoulli's (false, true)
+            state[key] = _encode_values(list(value), f"feature {block.name!r} ({key})")
         else:
-            state[key] = _jsonable(value)
+            state[key] = _encode_values(value, f"feature {block.name!r} ({key})")
     return {"kind": block.kind, "state": state}
 
 
-def _family_from_config(config: dict) -> Family:
-    cls = FAMILIES[config["kind"]]
-    block = cls.__new__(cls)
-    state = dict(config["state"])
-    state["prior"] = _prior_from_config(state["prior"])
-    for key in _ARRAY_STATE:
-        if state.get(key) is not None:
-            state[key] = np.asarray(state[key], dtype=float)
-    if state.get("values") is not None:
-        state["values"] = tuple(state["values"])
-    vars(block).update(state)
+#: State that is an array of floats (the rest are values, lists of values or names).
+_ARRAY_STATE = ("shift", "edges")
+
+#: What every bound family keeps beyond ``prior``, ``estimate``, ``columns`` and ``name``
+#: (see :func:`_family_from_config`, which rebuilds each through its constructor).
+FAMILY_STATE = {
+    "bernoulli": ("values",),
+    "categorical": ("categories", "unseen", "column_categories"),
+    "binned": ("categories", "unseen", "column_categories", "edges"),
+    "multinomial": (),
+    "gaussian": ("ddof", "shift"),
+}
+_COMMON_STATE = ("prior", "estimate", "columns", "name")
+
+
+def _family_from_config(config, index: int = 0) -> Family:
+    """Rebuild the bound family of ``blocks[index]`` through its constructor, checking
+    every entry of its saved state against :data:`FAMILY_STATE`."""
+
+    where = f"blocks[{index}]"
+    if not isinstance(config, dict) or not isinstance(config.get("state"), dict):
+        raise ModelFileError(f"{where} must be {{'kind': ..., 'state': {{...}}}}; got {config!r}.")
+    kind = config.get("kind")
+    if kind not in FAMILIES or kind not in FAMILY_STATE:
+        raise ModelFileError(
+            f"{where} has the family kind {kind!r}; bayesnb knows {sorted(FAMILY_STATE)!r}."
+        )
+    state = config["state"]
+    expected = set(_COMMON_STATE) | set(FAMILY_STATE[kind])
+    if set(state) != expected:
+        raise ModelFileError(
+            f"{where} ({kind}) must hold the state {sorted(expected)!r}; got {sorted(state)!r}"
+            f" (missing {sorted(expected - set(state))!r}, unknown "
+            f"{sorted(set(state) - expected)!r})."
+        )
+    name = state["name"]
+    if not isinstance(name, str) or not name:
+        raise ModelFileError(f"{where}: the feature's name must be a string; got {name!r}.")
+    where = f"feature {name!r} ({kind})"
+    estimate = state["estimate"]
+    if estimate is not None and estimate not in ESTIMATES:
+        raise ModelFileError(
+            f"{where}: estimate must be None or one of {ESTIMATES}; got {estimate!r}."
+        )
+    columns = _decode_values(state["columns"], f"{where}: columns")
+    if (
+        not isinstance(columns, list)
+        or not columns
+        or len(set(map(_hashable, columns))) != len(columns)
+    ):
+        raise ModelFileError(
+            f"{where}: columns must be a non-empty list of distinct names; got {columns!r}."
+        )
+    prior = _prior_from_config(state["prior"], where)
+    common = {"estimate": estimate, "columns": columns}
+    d = len(columns)
+    if kind == "bernoulli":
+        values = _decode_values(state["values"], f"{where}: values")
+        if not isinstance(values, list) or len(values) != 2 or values[0] == values[1]:
+            raise ModelFileError(f"{where}: values must be two distinct values; got {values!r}.")
+        block = FAMILIES[kind](prior, values=values, **common)
+    elif kind == "multinomial":
+        block = FAMILIES[kind](prior, **common)
+    elif kind == "gaussian":
+        ddof = state["ddof"]
+        if ddof not in (0, 1) or isinstance(ddof, bool):
+            raise ModelFileError(f"{where}: ddof must be 0 or 1; got {ddof!r}.")
+        block = FAMILIES[kind](prior, ddof=ddof, **common)
+        shift = _numbers(state["shift"], f"{where}: shift")
+        if shift.shape not in ((), (d,)):
+            raise ModelFileError(f"{where}: shift must hold {d} number(s); got {shift.tolist()!r}.")
+        for key in ("mu", "kappa", "alpha", "beta"):
+            shape = np.shape(getattr(prior, key))
+            if shape not in ((), (d,)):
+                raise ModelFileError(
+                    f"{where}: the prior's {key} has shape {shape}; the feature has {d} column(s)."
+                )
+        block.shift = shift
+    else:  # categorical, binned
+        categories = _decode_values(state["categories"], f"{where}: categories")
+        per_column = _decode_values(state["column_categories"], f"{where}: column_categories")
+        if state["unseen"] not in ("marginalize", "error"):
+            raise ModelFileError(
+                f"{where}: unseen must be 'marginalize' or 'error'; got {state['unseen']!r}."
+            )
+        if kind == "binned":
+            block = FAMILIES[kind](_numbers(state["edges"], f"{where}: edges"), prior, **common)
+            block.unseen = state["unseen"]
+            if categories != block.categories:
+                raise ModelFileError(
+                    f"{where}: categories {categories!r} are not the bins of its edges "
+                    f"{block.categories!r}."
+                )
+        else:
+            block = FAMILIES[kind](prior, categories=categories, unseen=state["unseen"], **common)
+        if (
+            not isinstance(per_column, list)
+            or len(per_column) != d
+            or any(not isinstance(c, list) or not c for c in per_column)
+            or any(len(set(map(_hashable, c))) != len(c) for c in per_column)
+        ):
+            raise ModelFileError(
+                f"{where}: column_categories must hold one non-empty list of distinct values "
+                f"per column ({d}); got {per_column!r}."
+            )
+        if categories is not None and any(c != categories for c in per_column):
+            raise ModelFileError(
+                f"{where}: column_categories {per_column!r} differ from the shared categories "
+                f"{categories!r}."
+            )
+        block.column_categories = per_column
+    block.name = name
     return block

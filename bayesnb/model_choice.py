@@ -79,7 +79,7 @@ def compare_components(
             "n_components": K,
             "log_likelihood": fit.log_likelihood,
             "objective": fit.objective,
-            "n_parameters": fit.n_parameters,
+            "n_parameters": fit.n_parameters(),
             "aic": fit.aic,
             "bic": fit.bic,
             "cheeseman_stutz": cheeseman_stutz(fit, X),
@@ -181,7 +181,7 @@ def pattern_statistics(fit, X) -> dict:
     return {
         "g2": g2,
         "chi2": chi2,
-        "df": math.prod(levels) - 1 - fit.n_parameters,
+        "df": math.prod(levels) - 1 - fit.n_parameters(),
         "n_complete": n_complete,
         "n_patterns": len(patterns),
     }

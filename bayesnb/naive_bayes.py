@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from bayesnb._data import Table, class_labels, declare, encode_labels, split_target
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Family
 from bayesnb.model import FittedModel
-from bayesnb.priors import Dirichlet, check_estimate
+from bayesnb.priors import ESTIMATES, Dirichlet
 
 
 class NaiveBayes:
@@ -42,11 +45,13 @@ class NaiveBayes:
     """
 
     def __init__(self, features=None, class_prior: Dirichlet | None = None):
-        self.features = features
+        self.features = check_features(features)
         self.class_prior = Dirichlet(1.0) if class_prior is None else class_prior
         if not isinstance(self.class_prior, Dirichlet):
-            raise TypeError(
-                f"class_prior must be a Dirichlet (e.g. bnb.Dirichlet(1.0)); got {class_prior!r}."
+            raise InputTypeError(
+                f"class_prior must be a bnb.Dirichlet (e.g. bnb.Dirichlet(1.0)), or None for "
+                f"Dirichlet(1.0); got {class_prior!r} ({type(class_prior).__name__}). Wrap "
+                "pseudo-counts in a prior: class_prior=bnb.Dirichlet([2.0, 1.0])."
             )
 
     def __repr__(self) -> str:
@@ -73,7 +78,7 @@ class NaiveBayes:
         y=None,
         *,
         target=None,
-        estimate: str = "map",
+        estimate: str = "mean",
         class_estimate: str | None = None,
         sample_weight=None,
         feature_names=None,
@@ -87,26 +92,35 @@ class NaiveBayes:
             is marginalized exactly.
         y : array_like, optional
             Class labels. Alternatively name a column of ``X`` with ``target``.
-        estimate : {"ml", "map", "mean", "predictive"}
-            Estimator for every feature without its own ``estimate``. ``"mean"`` is the
-            posterior mean; ``"predictive"`` is the full posterior predictive (equal to
+        estimate : {"mean", "ml", "map", "predictive"}, default "mean"
+            Estimator for every feature without its own ``estimate``. ``"mean"`` (the
+            default) is the posterior mean: under the default ``Dirichlet(1)`` priors it
+            is Laplace's add-one smoothing, ``(count + 1) / (N + V)``, scikit-learn's
+            default, so no probability is 0 or 1 from counts alone (a value never seen
+            with a class does not rule that class out). ``"ml"`` is the raw
+            frequency, ``"map"`` the posterior mode (equal to ``"ml"`` under
+            ``Dirichlet(1)``); ``"predictive"`` is the full posterior predictive (equal to
             the mean for one categorical draw; Student-t for Gaussians;
             Dirichlet-multinomial for word counts).
         class_estimate : str, optional
-            Estimator for the class probabilities (default: ``estimate``).
+            Estimator for the class probabilities (default: ``estimate``, so also
+            ``"mean"``: (class count + 1) / (N + K)).
         sample_weight : array_like, optional
-            Non-negative row weights.
+            Non-negative row weights, one per row, not all zero.
 
         Returns
         -------
         NaiveBayesFit
         """
-        check_estimate(estimate)
-        class_estimate = check_estimate(class_estimate or estimate, "class_estimate")
+        check_estimate_option(estimate, "estimate")
+        if class_estimate is not None:
+            check_estimate_option(class_estimate, "class_estimate")
+        class_estimate = class_estimate or estimate
+        check_target(X, y, target)
         X, y, target_name = split_target(X, y, target)
         table = Table(X, feature_names=feature_names)
         codes, labels = encode_labels(y, table.n_rows)
-        resp = class_labels(codes, len(labels), sample_weight)
+        resp = class_labels(codes, len(labels), check_sample_weight(sample_weight, table.n_rows))
         blocks = self.bind(table, resp.weights, counted=True)
         stats = [b.count(b.encode(table.take(b.columns)), resp) for b in blocks]
         estimates = {
@@ -172,48 +186,24 @@ class NaiveBayesFit(FittedModel):
         """
         if len(self.labels) != 2 or not all(isinstance(b, Bernoulli) for b in self.blocks):
             kinds = sorted({b.kind for b in self.blocks})
-            raise ValueError(
+            raise InputError(
                 "linear_weights needs Boolean (Bernoulli) features and two classes; got "
-                f"{len(self.labels)} classes and families {kinds}. Declare the features "
-                "as bnb.Bernoulli."
+                f"{len(self.labels)} classes and the families {kinds} (features "
+                f"{[b.name for b in self.blocks if b.kind != 'bernoulli'][:5]!r} are not "
+                "Bernoulli). Declare the features as bnb.Bernoulli and fit two classes."
             )
         log0 = np.concatenate([p["log_prob"][..., 0] for p in self.block_params], axis=1)
         log1 = np.concatenate([p["log_prob"][..., 1] for p in self.block_params], axis=1)
         if not (np.isfinite(log0).all() and np.isfinite(log1).all()):
-            raise ValueError(
-                "linear_weights needs every probability strictly between 0 and 1; fit with "
-                "estimate='mean' or a prior with alpha > 1."
+            raise InputError(
+                "linear_weights needs every probability strictly between 0 and 1; the fit "
+                f"(estimates {self.estimates!r}) has a probability 0 or 1. Fit with "
+                "estimate='mean' (the default) or a prior with alpha > 1."
             )
         names = [c for b in self.blocks for c in b.columns]
         w = (log1[1] - log0[1]) - (log1[0] - log0[0])
         w0 = (self.class_log_prob[1] - self.class_log_prob[0]) + (log0[1] - log0[0]).sum()
         return float(w0), xr.DataArray(w, dims=("feature",), coords={"feature": names})
-
-    def n_parameters(self) -> dict:
-        """Free parameters of this naive Bayes model against the full joint table.
-
-        Returns a dict with ``naive_bayes`` (free parameters), ``full_joint`` (free
-        parameters of an unrestricted table over the class and every discrete
-        feature, ``None`` when a feature is continuous or a block of counts) and
-        ``naive_bayes_entries`` / ``full_joint_entries`` (table entries, without the
-        sum-to-one constraints).
-        """
-        k = len(self.labels)
-        tables = all(b.kind in ("bernoulli", "categorical", "binned") for b in self.blocks)
-        if not tables:
-            return {
-                "naive_bayes": self.n_free_parameters(),
-                "full_joint": None,
-                "naive_bayes_entries": None,
-                "full_joint_entries": None,
-            }
-        sizes = [size for b in self.blocks for size in b.column_sizes()]
-        return {
-            "naive_bayes": self.n_free_parameters(),
-            "full_joint": count_parameters(sizes, k)["full_joint"],
-            "naive_bayes_entries": k + k * sum(sizes),
-            "full_joint_entries": k * math.prod(sizes),
-        }
 
 
 def count_parameters(domain_sizes, n_labels: int | None = None) -> dict:
@@ -241,3 +231,95 @@ def count_parameters(domain_sizes, n_labels: int | None = None) -> dict:
         "naive_bayes": n_labels - 1 + n_labels * per_class,
         "full_joint": n_labels * math.prod(sizes) - 1,
     }
+
+
+# -- validation of the options (shared with bayesnb.sklearn) ----------------------------------
+
+
+def check_estimate_option(value, name: str = "estimate") -> str:
+    """``value`` if it names an estimator, else :class:`~bayesnb.errors.InputError`."""
+    if not isinstance(value, str) or value not in ESTIMATES:
+        raise InputError(
+            f"{name} must be one of {ESTIMATES}; got {value!r}. Use 'mean' (the default: "
+            "smoothed counts), 'ml' for raw frequencies, 'map' for the posterior mode, or "
+            "'predictive' for the full posterior predictive."
+        )
+    return value
+
+
+def check_features(features):
+    """``features`` if it is a declaration: None, a family, or ``{name: family}``."""
+    if features is None or isinstance(features, Family):
+        return features
+    if not isinstance(features, dict):
+        raise InputTypeError(
+            "features must be a dict {name: family}, a single family for every column, or "
+            f"None to infer the families from dtypes; got {type(features).__name__} "
+            f"{features!r:.80}. E.g. features={{'age': bnb.Gaussian(), 'job': "
+            "bnb.Categorical()}."
+        )
+    for name, family in features.items():
+        if not isinstance(family, Family):
+            hint = "; call it: bnb.Categorical()" if isinstance(family, type) else ""
+            raise InputTypeError(
+                f"features[{name!r}] must be a family such as bnb.Categorical(); got "
+                f"{family!r} ({type(family).__name__}){hint}."
+            )
+    return features
+
+
+def check_target(X, y, target) -> None:
+    """The labels come from exactly one of ``y`` and ``target`` (a column of ``X``)."""
+    if target is not None and y is not None:
+        raise InputError(
+            f"fit got both y and target={target!r}; give the labels once: y=labels, or "
+            "target='column' naming a column of X."
+        )
+    if target is None and y is None:
+        raise InputError(
+            "fit needs the class of every row: pass y= or target= (y=labels, or "
+            "target='column' naming a column of X); got neither."
+        )
+    if target is not None and isinstance(X, pd.DataFrame) and target not in X.columns:
+        raise InputError(
+            f"target={target!r} is not a column of X; X has {list(X.columns)[:20]!r}. Name "
+            "the column that holds the labels, or pass them as y."
+        )
+
+
+def check_sample_weight(sample_weight, n_rows: int):
+    """``sample_weight`` as n_rows finite non-negative floats, not all zero (or None)."""
+    if sample_weight is None:
+        return None
+    try:
+        w = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        raise InputTypeError(
+            f"sample_weight must be {n_rows} numbers, one per row; got "
+            f"{type(sample_weight).__name__} {sample_weight!r:.80}."
+        ) from None
+    if isinstance(sample_weight, numbers.Number) or w.shape != (n_rows,):
+        raise InputError(
+            f"sample_weight must hold one weight per row of X, shape ({n_rows},); got shape "
+            f"{w.shape}. Give an array of {n_rows} non-negative numbers."
+        )
+    bad = ~np.isfinite(w)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"sample_weight must be finite; got {float(w[row])!r} at row {row}"
+            f" ({int(bad.sum())} such row(s)). Give every row a finite weight (0 leaves it out)."
+        )
+    if (w < 0).any():
+        row = int(np.flatnonzero(w < 0)[0])
+        raise InputError(
+            f"sample_weight must be >= 0; got {float(w[row])!r} at row {row} ({int((w < 0).sum())} "
+            "negative weight(s)). A weight counts a row that many times; use 0 to leave a "
+            "row out."
+        )
+    if n_rows and not w.any():
+        raise InputError(
+            "sample_weight is zero for every row, so there is nothing to learn from; give at "
+            "least one row a positive weight."
+        )
+    return w

@@ -34,8 +34,9 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
-from bayesnb.naive_bayes import NaiveBayes
+from bayesnb.naive_bayes import NaiveBayes, check_estimate_option
 from bayesnb.priors import Beta, Dirichlet
 
 __all__ = [
@@ -59,8 +60,10 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         modified; fitting binds copies of its families.
     class_prior : Dirichlet, optional
         Prior over the class probabilities (default ``Dirichlet(1.0)``).
-    estimate : {"ml", "map", "mean", "predictive"}, default "map"
-        Estimator of every feature that does not set its own.
+    estimate : {"mean", "ml", "map", "predictive"}, default "mean"
+        Estimator of every feature that does not set its own. The default, the
+        posterior mean, is additive (Laplace) smoothing under the default
+        ``Dirichlet(1)`` priors, as :meth:`bayesnb.NaiveBayes.fit`.
     class_estimate : str, optional
         Estimator of the class probabilities (default: ``estimate``).
 
@@ -103,7 +106,7 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
     array([0.125, 0.375, 0.5  ])
     """
 
-    def __init__(self, features=None, class_prior=None, estimate="map", class_estimate=None):
+    def __init__(self, features=None, class_prior=None, estimate="mean", class_estimate=None):
         self.features = features
         self.class_prior = class_prior
         self.estimate = estimate
@@ -117,10 +120,14 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         """Type checks of the parameters (values are checked by bayesnb)."""
         if self.class_prior is not None and not isinstance(self.class_prior, Dirichlet):
-            raise TypeError(
+            raise InputTypeError(
                 "class_prior must be a bnb.Dirichlet (or None for Dirichlet(1.0)); got "
-                f"{self.class_prior!r}."
+                f"{self.class_prior!r} ({type(self.class_prior).__name__}). Wrap pseudo-counts "
+                "in a prior: class_prior=bnb.Dirichlet([2.0, 1.0])."
             )
+        check_estimate_option(self.estimate, "estimate")
+        if self.class_estimate is not None:
+            check_estimate_option(self.class_estimate, "class_estimate")
 
     #: Whether a DataFrame reaches bayesnb as a DataFrame (mixed dtypes).
     _keeps_frames = True
@@ -163,7 +170,7 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         else:
             out = validate_data(self, X, y, reset=reset, skip_check_array=True)
         if X.shape[0] < 1 or X.shape[1] < 1:
-            raise ValueError(
+            raise InputError(
                 f"X has shape {X.shape}; fitting and prediction need at least 1 sample(s) "
                 "and 1 feature(s). Give a non-empty DataFrame."
             )
@@ -213,9 +220,12 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         return self.fit_.joint_log_likelihood(self._validate(X, reset=False))
 
     def predict(self, X):
-        """The class of largest posterior probability for every row of ``X``."""
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(jll, axis=1)]
+        """The class of largest posterior probability for every row of ``X``.
+
+        A row whose likelihood is 0 under every class raises
+        :class:`bayesnb.errors.ZeroLikelihoodError`, as :meth:`predict_proba` does."""
+        check_is_fitted(self)
+        return self.classes_[self.fit_.predict_index(self._validate(X, reset=False))]
 
     def predict_log_proba(self, X):
         """Log posterior class probabilities, columns in ``classes_`` order."""
@@ -245,7 +255,7 @@ def _check_alpha(alpha) -> float:
         or not np.isfinite(alpha)
         or alpha <= 0
     ):
-        raise ValueError(
+        raise InputError(
             f"alpha must be a finite number > 0 (the prior pseudo-count of every value); "
             f"got {alpha!r}. For unsmoothed counts use estimate='ml'."
         )
@@ -255,7 +265,7 @@ def _check_alpha(alpha) -> float:
 def _check_non_negative(X, name: str) -> None:
     values = X.data if sparse.issparse(X) else np.asarray(X)
     if values.size and np.nanmin(values) < 0:
-        raise ValueError(
+        raise InputError(
             f"Negative values in data passed to {name} (input X): it needs counts or "
             f"category codes >= 0; got the minimum {np.nanmin(values)!r}. Shift or "
             "re-encode the features (e.g. with sklearn.preprocessing.OrdinalEncoder)."
@@ -309,10 +319,13 @@ class BernoulliNB(NaiveBayesClassifier):
         if t is None:
             return X
         if not isinstance(t, numbers.Real) or isinstance(t, bool) or not np.isfinite(t):
-            raise ValueError(f"binarize must be a finite number or None; got {t!r}.")
+            raise InputError(
+                f"binarize must be a finite number or None; got {t!r}. Give the threshold "
+                "above which a value is 1 (e.g. 0.0), or None for X already 0/1."
+            )
         if sparse.issparse(X):
             if t < 0:
-                raise ValueError(
+                raise InputError(
                     f"binarize={t!r} < 0 would turn every implicit zero of the sparse X "
                     "into 1; use binarize >= 0 or a dense X."
                 )
@@ -382,7 +395,7 @@ class CategoricalNB(NaiveBayesClassifier):
             observed = X[~np.isnan(X)]
             if np.any(observed != np.floor(observed)):
                 bad = observed[observed != np.floor(observed)][0]
-                raise ValueError(
+                raise InputError(
                     f"CategoricalNB needs integer category codes in X; got {bad!r}. "
                     "Encode the categories first (e.g. sklearn.preprocessing.OrdinalEncoder)."
                 )
@@ -392,7 +405,7 @@ class CategoricalNB(NaiveBayesClassifier):
         if X.dtype.kind == "f":
             empty = np.isnan(X).all(axis=0)
             if empty.any():
-                raise ValueError(
+                raise InputError(
                     f"CategoricalNB: feature {int(np.flatnonzero(empty)[0])} of X has no "
                     "observed value (all NaN). Drop it."
                 )
@@ -404,12 +417,12 @@ class CategoricalNB(NaiveBayesClassifier):
             return seen
         minimum = np.asarray(self.min_categories)
         if minimum.dtype.kind not in "iu" or minimum.ndim > 1 or np.any(minimum < 1):
-            raise ValueError(
+            raise InputError(
                 "min_categories must be None, a positive integer or one positive integer "
                 f"per feature; got {self.min_categories!r}."
             )
         if minimum.ndim == 1 and minimum.shape != (X.shape[1],):
-            raise ValueError(
+            raise InputError(
                 f"min_categories has {minimum.shape[0]} entries for {X.shape[1]} features; "
                 "give one per feature or a single integer."
             )

@@ -233,11 +233,12 @@ def test_parameter_counts_of_a_fit():
     rng = np.random.default_rng(1)
     X = pd.DataFrame(rng.integers(0, 2, size=(40, n)).astype(bool), columns=list("abcde"))
     fit = bnb.NaiveBayes().fit(X, y=rng.integers(0, 2, 40), estimate="mean")
-    counts = fit.n_parameters()
+    counts = fit.parameter_counts()
     assert counts["full_joint_entries"] == 2 ** (n + 1)
     assert counts["naive_bayes_entries"] == 4 * n + 2
     assert counts["naive_bayes"] == 2 * n + 1
     assert counts["full_joint"] == 2 ** (n + 1) - 1
+    assert fit.n_parameters() == 2 * n + 1  # the int AIC/BIC count
     # Seed 003, multi-valued: k classes, n attributes of m values. The seed counts
     # k*m*n + k - 1 table entries; the free parameters are k*(m-1)*n + k - 1.
     k, m = 3, 4
