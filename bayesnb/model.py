@@ -102,6 +102,7 @@ def no_posterior_error(
     row = int(rows[0])
     listed = ", ".join(str(int(r)) for r in rows[:10]) + (", ..." if len(rows) > 10 else "")
     where = f"row {row}" if len(rows) == 1 else f"rows {listed} ({len(rows)} rows)"
+    has, it = ("has", "it") if len(rows) == 1 else ("have", "they")
     scores = np.asarray(jll, dtype=float)[rows]
     names = _estimate_names(estimate)
     fit_is = (
@@ -115,8 +116,8 @@ def no_posterior_error(
         cause = "overflow" if nonfinite or not zeros_possible else "zero"
     if np.isnan(scores).any() or np.isposinf(scores).any():
         text = (
-            f"{where} has a log-likelihood that is not a number (or +inf) under some "
-            f"{what}, so it has no posterior: a value too large in magnitude for the "
+            f"{where} {has} a log-likelihood that is not a number (or +inf) under some "
+            f"{what}, so {it} {has} no posterior: a value too large in magnitude for the "
             "densities to represent (overflow), or a model whose parameters are not "
             "finite (a damaged or edited file)."
         )
@@ -125,7 +126,7 @@ def no_posterior_error(
             "fitting), or refit and save the model again."
         )
     else:
-        text = f"{where} has likelihood 0 under every {what}, so it has no posterior."
+        text = f"{where} {has} likelihood 0 under every {what}, so {it} {has} no posterior."
         if cause == "zero":
             remedy = (
                 "Under estimate='ml' (or 'map' with a prior alpha <= 1) a value never seen "
@@ -338,7 +339,7 @@ class FittedModel:
                 said.append(f"under {self._what()} {label!r}, " + "; ".join(culprits[:3]))
         if not said:
             return "", None
-        detail = "On that row: " + "; ".join(said) + ("; ..." if len(self.labels) > 4 else ".")
+        detail = f"On row {row}: " + "; ".join(said) + ("; ..." if len(self.labels) > 4 else ".")
         return detail, "overflow" if "overflow" in causes else "zero"
 
     def joint_log_likelihood(self, X) -> np.ndarray:

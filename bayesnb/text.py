@@ -42,7 +42,7 @@ from bayesnb._data import class_labels, encode_labels
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.families._kernels import _finite_nonnegative
-from bayesnb.model import _read_fitted, log_normalize, normalize, register_loader
+from bayesnb.model import _read_fitted, log_normalize, register_loader
 from bayesnb.naive_bayes import NaiveBayesFit
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, check_estimate
 
@@ -561,25 +561,6 @@ class TextFit:
         """``log P(c) + log P(doc | c)``, shape (n, K); ``-inf`` where a zero rules ``c`` out."""
         return self.model.joint_log_likelihood(self._design(docs))
 
-    def _posterior_scores(self, docs) -> np.ndarray:
-        """The joint log-likelihood up to a constant of every message (n, K), checked:
-        a message with likelihood 0 under every class has no posterior and raises
-        :class:`~bayesnb.errors.ZeroLikelihoodError`."""
-        jll = self.model._posterior_scores(self._design(docs))
-        top = jll.max(axis=1) if jll.size else np.zeros(0)
-        bad = ~np.isfinite(top)
-        if bad.any():
-            rows = np.flatnonzero(bad)
-            shown = ", ".join(str(r) for r in rows[:10]) + (", ..." if len(rows) > 10 else "")
-            est = self.model.estimates["features"][BLOCK]
-            raise ZeroLikelihoodError(
-                f"docs row(s) {shown} ({len(rows)} message(s)) have likelihood 0 under every "
-                f"class: estimate={est!r} gives each class probability 0 for one of their "
-                "words, so they have no posterior and no most probable class. Fit with "
-                "estimate='mean' (or 'map' under a prior with alpha > 1) to smooth the zeros."
-            )
-        return jll
-
     def predict_log_proba(self, docs) -> np.ndarray:
         """Log posterior class probabilities (n, K), columns in ``labels`` order.
 
@@ -587,18 +568,17 @@ class TextFit:
         the messages whose likelihood is 0 under every class (possible only with
         ``estimate="ml"`` or boundary MAP).
         """
-        return log_normalize(self._posterior_scores(docs))
+        return self.model.predict_log_proba(self._design(docs))
 
     def predict_proba(self, docs) -> np.ndarray:
         """Posterior class probabilities (n, K), columns in ``labels`` order; raises as
         :meth:`predict_log_proba`."""
-        return normalize(self._posterior_scores(docs))
+        return self.model.predict_proba(self._design(docs))
 
     def predict(self, docs) -> np.ndarray:
         """The most probable class of every message (``argmax_c`` of the joint); raises
         as :meth:`predict_log_proba` where no class is possible."""
-        jll = self._posterior_scores(docs)
-        return np.asarray(self.labels, dtype=object)[jll.argmax(axis=1)]
+        return np.asarray(self.labels, dtype=object)[self.model.predict_index(self._design(docs))]
 
     # -- explanations -------------------------------------------------------------------
     def _presence_weights(self) -> np.ndarray:

@@ -202,7 +202,8 @@ def test_text_explain_label_not_a_class():
 def test_text_predict_every_class_ruled_out():
     with pytest.warns(bnb.ZeroProbabilityWarning):
         fit = _text_fit(estimate="ml")
-    with pytest.raises(errors.ZeroLikelihoodError, match=r"^docs row\(s\) 1 .*estimate='mean'"):
+    ruled_out = r"^row 1 has likelihood 0 under every class.*estimate='mean'"
+    with pytest.raises(errors.ZeroLikelihoodError, match=ruled_out):
         fit.predict(["win now", "prize lunch"])
     with pytest.raises(errors.ZeroLikelihoodError, match=r"estimate='ml'.*log-odds is undefined"):
         fit.explain("prize lunch")
