@@ -105,6 +105,7 @@ class NaiveBayes:
         class_estimate = check_estimate(class_estimate or estimate, "class_estimate")
         X, y, target_name = split_target(X, y, target)
         table = Table(X, feature_names=feature_names)
+        table.check_not_empty()
         codes, labels = encode_labels(y, table.n_rows)
         resp = class_labels(codes, len(labels), sample_weight)
         blocks = self.bind(table, resp.weights, counted=True)
@@ -138,6 +139,7 @@ class NaiveBayes:
         """
         from bayesnb.mixture import fit_mixture
 
+        Table(X, feature_names=options.get("feature_names")).check_not_empty()
         return fit_mixture(self, X, n_components, **options)
 
 

@@ -6,6 +6,7 @@ import copy
 
 import numpy as np
 
+from bayesnb.errors import InputError
 from bayesnb.priors import check_estimate
 
 
@@ -22,7 +23,7 @@ class Family:
         self.estimate = estimate
         self.columns = None if columns is None else list(columns)
         if self.columns is not None and not self.multi_column and len(self.columns) != 1:
-            raise ValueError(
+            raise InputError(
                 f"{type(self).__name__} describes one column; got columns={self.columns!r}. "
                 "Declare one entry per column in `features`."
             )
