@@ -120,8 +120,10 @@ class Table:
         if self.is_frame:
             arrays = self._numeric_arrays()
             found = [arrays.get(c) for c in columns]
-            if columns and all(f is not None for f in found) and all(
-                f[0] is found[0][0] for f in found
+            if (
+                columns
+                and all(f is not None for f in found)
+                and all(f[0] is found[0][0] for f in found)
             ):
                 return _columns_of(found[0][0], [f[1] for f in found])
             return self.data[columns]
@@ -209,13 +211,15 @@ def _infer_numeric(arr: np.ndarray, name) -> list[Family] | None:
     """
     kind = arr.dtype.kind
     d = arr.shape[1]
+    # One declaration of each family for every column: binding copies it per column.
     if kind == "b":
-        return [Bernoulli() for _ in range(d)]
+        return [Bernoulli()] * d
     if kind in "iu":
         if not arr.size:
-            return [Categorical() for _ in range(d)]
+            return [Categorical()] * d
         binary = (arr.min(axis=0) >= 0) & (arr.max(axis=0) <= 1)
-        return [Bernoulli() if b else Categorical() for b in binary]
+        bernoulli, categorical = Bernoulli(), Categorical()
+        return [bernoulli if b else categorical for b in binary]
     if kind != "f":
         return None
     with np.errstate(invalid="ignore"):
@@ -225,7 +229,8 @@ def _infer_numeric(arr: np.ndarray, name) -> list[Family] | None:
     if not observed.all():
         j = int(np.flatnonzero(~observed)[0])
         _no_observed_value(name[j] if isinstance(name, list) else name, arr.dtype)
-    return [Bernoulli() if b else Gaussian() for b in binary]
+    bernoulli, gaussian = Bernoulli(), Gaussian()
+    return [bernoulli if b else gaussian for b in binary]
 
 
 def _no_observed_value(name, dtype):
@@ -328,8 +333,7 @@ def encode_labels(y, n_rows: int, labels=None):
     values = pd.Series(_label_values(y, what), copy=False)
     if len(values) != n_rows:
         raise InputError(
-            f"{what} has {len(values)} entries for {n_rows} rows of X; give one label per "
-            "row."
+            f"{what} has {len(values)} entries for {n_rows} rows of X; give one label per row."
         )
     missing = values.isna().to_numpy()
     if missing.any():

@@ -16,6 +16,7 @@ import xarray as xr
 
 from bayesnb._data import Table
 from bayesnb.families import FAMILIES, Family
+from bayesnb.families.base import FusedScorer, estimate_blocks
 from bayesnb.priors import Beta, Dirichlet, NormalInverseGamma, ZeroProbabilityWarning
 
 
@@ -146,6 +147,11 @@ class FittedModel:
     # -- the kernel --------------------------------------------------------------------
     def encode(self, X) -> list:
         """Encode ``X`` for every block (reuse it to score the same rows repeatedly)."""
+        table = self._table(X)
+        return [block.encode(table.take(block.columns)) for block in self.blocks]
+
+    def _table(self, X) -> Table:
+        """``X`` as a :class:`Table` of the columns the model was fit on (checked)."""
         table = X if isinstance(X, Table) else Table(X, feature_names=None)
         if table.is_frame != self.is_frame:
             kind = "a DataFrame" if self.is_frame else "an array"
@@ -171,7 +177,17 @@ class FittedModel:
                 f"X has columns {table.names[:5]!r}...; the model was fit on "
                 f"{self.feature_names[:5]!r}... in that order."
             )
-        return [block.encode(table.take(block.columns)) for block in self.blocks]
+        return table
+
+    def _scores(self, X, *, posterior: bool = False) -> np.ndarray:
+        """:meth:`_joint` of ``X``, adjacent single-column features scored as one block
+        (:class:`bayesnb.families.base.FusedScorer`, made once per fitted model)."""
+        scorer = self.__dict__.get("_scorer")
+        if scorer is None or scorer.block_params is not self.block_params:
+            scorer = self._scorer = FusedScorer(self.blocks, self.block_params)
+        jll = scorer.scores(self._table(X), posterior=posterior)
+        jll += self.class_log_prob
+        return jll
 
     def _joint(self, encoded: list, *, posterior: bool = False) -> np.ndarray:
         jll = feature_log_likelihood(
@@ -183,14 +199,14 @@ class FittedModel:
     def _posterior_scores(self, X) -> np.ndarray:
         """The joint log-likelihood up to a constant of every row: what the posterior
         over the classes, and so every prediction, depends on."""
-        return self._joint(self.encode(X), posterior=True)
+        return self._scores(X, posterior=True)
 
     def joint_log_likelihood(self, X) -> np.ndarray:
         """``log P(c) + sum_i log p(x_i | c)`` for every row and class, shape (n, K).
 
         A missing value contributes nothing: its factor is marginalized exactly.
         """
-        return self._joint(self.encode(X))
+        return self._scores(X)
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior class probabilities, shape (n, K), columns in ``labels`` order."""
@@ -357,10 +373,7 @@ def feature_log_likelihood(
 
 def estimate_all(blocks, stats, class_counts, class_prior, estimates) -> tuple[list, np.ndarray]:
     """Parameters of every block and the class log-probabilities from statistics."""
-    params = [
-        b.estimate_params(st, estimates["features"][b.name])
-        for b, st in zip(blocks, stats, strict=True)
-    ]
+    params = estimate_blocks(blocks, stats, estimates["features"])
     k = len(class_counts)
     class_log_prob = Dirichlet(class_prior.resolve(k)).point_estimate(
         class_counts, estimates["class"], what="the class prior"

@@ -9,6 +9,7 @@ import xarray as xr
 
 from bayesnb._data import Table, class_labels, declare, encode_labels, split_target
 from bayesnb.families import Bernoulli, Family
+from bayesnb.families.base import count_blocks
 from bayesnb.model import FittedModel
 from bayesnb.priors import Dirichlet, check_estimate
 
@@ -109,7 +110,7 @@ class NaiveBayes:
         codes, labels = encode_labels(y, table.n_rows)
         resp = class_labels(codes, len(labels), sample_weight)
         blocks = self.bind(table, resp.weights, counted=True)
-        stats = [b.count(b.encode(table.take(b.columns)), resp) for b in blocks]
+        stats = count_blocks(blocks, table, resp)
         estimates = {
             "class": class_estimate,
             "features": {b.name: b.estimate or estimate for b in blocks},

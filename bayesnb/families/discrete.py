@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import warnings
 from typing import NamedTuple
@@ -80,7 +81,7 @@ class _Discrete(Family):
         block's columns have different categories they lie side by side on the last
         axis, and a Dirichlet is over each column's part (``segments()``).
         """
-        given = np.asarray(self.prior.alpha, dtype=float)
+        given = self.prior.alpha  # a float array (checked by the prior)
         target = (n_labels, *shape)
         per_class = given.ndim == 2 and len(shape) == 2  # (K, categories) over a block
         alpha = given[:, None, :] if per_class else given
@@ -104,8 +105,10 @@ class _Discrete(Family):
     def estimate_params(self, stats: dict, method: str) -> dict:
         counts = stats["counts"]
         alpha = self._alpha(counts.shape[0], counts.shape[1:])
+        # The declared prior itself when its concentration is used as it is.
+        prior = self.prior if alpha is self.prior.alpha else Dirichlet(alpha)
         return {
-            "log_prob": Dirichlet(alpha).point_estimate(
+            "log_prob": prior.point_estimate(
                 counts, method, segments=self._segments(), what=f"{self.kind} feature {self.name!r}"
             )
         }
@@ -237,6 +240,25 @@ class Bernoulli(_Discrete):
 
     def category_labels(self) -> list:
         return list(self.values)
+
+    # -- fused runs (see bayesnb.families.base.fusion_runs) ---------------------------------
+    def fusion_key(self):
+        """Single 0/1 columns, each its own feature, under equal priors and estimators."""
+        if self.n_columns != 1 or self.columns != [self.name] or self.values != (0, 1):
+            return None
+        alpha = self.prior.alpha
+        return ("bernoulli", self.estimate, alpha.shape, alpha.tobytes())
+
+    def fused(self, blocks) -> Bernoulli:
+        out = copy.copy(self)
+        out.columns = [b.columns[0] for b in blocks]
+        return out
+
+    def split(self, values: dict, blocks) -> list[dict]:
+        return [{k: v[:, j : j + 1] for k, v in values.items()} for j in range(len(blocks))]
+
+    def join(self, values: list) -> dict:
+        return {k: np.concatenate([v[k] for v in values], axis=1) for k in values[0]}
 
     def value_domains(self) -> list[list]:
         return [list(self.values) for _ in self.columns]
@@ -528,6 +550,39 @@ class Categorical(_Discrete):
 
     def value_domains(self) -> list[list]:
         return [list(c) for c in self.column_categories]
+
+    # -- fused runs (see bayesnb.families.base.fusion_runs) ---------------------------------
+    def fusion_key(self):
+        """Single columns, each its own feature, under equal scalar priors, estimators
+        and ``unseen`` policies (a Binned feature does not fuse)."""
+        if (
+            type(self) is not Categorical
+            or self.n_columns != 1
+            or self.columns != [self.name]
+            or self.prior.alpha.ndim != 0
+        ):
+            return None
+        return ("categorical", self.estimate, self.unseen, float(self.prior.alpha))
+
+    def fused(self, blocks) -> Categorical:
+        out = copy.copy(self)
+        out.columns = [b.columns[0] for b in blocks]
+        out.column_categories = [b.column_categories[0] for b in blocks]
+        first = out.column_categories[0]
+        shared = all(c == first for c in out.column_categories)
+        out.categories = list(first) if shared else None
+        return out
+
+    def split(self, values: dict, blocks) -> list[dict]:
+        if self._shared():
+            return [{k: v[:, j, :] for k, v in values.items()} for j in range(len(blocks))]
+        starts, sizes = self.segments(), self.column_sizes()
+        bounds = [(int(a), int(a) + n) for a, n in zip(starts, sizes, strict=True)]
+        return [{k: v[:, a:b] for k, v in values.items()} for a, b in bounds]
+
+    def join(self, values: list) -> dict:
+        glue = np.stack if self._shared() else np.concatenate
+        return {k: glue([v[k] for v in values], axis=1) for k in values[0]}
 
     def _attribute_starts(self) -> np.ndarray:
         return self.segments()
