@@ -26,8 +26,15 @@ class NaiveBayes:
         One family per column (or per block of columns, via ``columns=``). A single
         family applies to every column: one feature per column of a DataFrame, one
         block named ``"X"`` over an array (and over a DataFrame for a Multinomial).
-        ``None`` infers families from dtypes: bool and 0/1 integers are Bernoulli,
-        floats Gaussian, everything else Categorical.
+        ``None`` infers families from dtypes and values: bool, integers that are
+        all 0 or 1, and floats whose observed (non-NaN) values are all 0 or 1 are
+        Bernoulli; other floats Gaussian; everything else (strings, categoricals,
+        other integers) Categorical. Nullable ``Int64``/``boolean``/``Float64``
+        columns follow the same rule with ``pd.NA`` missing; a numeric column with
+        no observed value is an error. Adjacent single-column Bernoulli (or
+        Categorical) features are counted and scored together as one block, so a
+        frame of many columns costs about what one block of them costs; ``params``
+        and ``counts`` keep one variable per column.
     class_prior : Dirichlet, default Dirichlet(1.0)
         Prior over the class probabilities.
 
