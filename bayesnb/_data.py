@@ -9,6 +9,7 @@ import pandas as pd
 from scipy import sparse
 
 from bayesnb import _compiled
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian
 from bayesnb.families._kernels import Labels
 
@@ -22,15 +23,26 @@ def _default_names(n_columns: int) -> tuple[str, ...]:
 
 
 class Table:
-    """A DataFrame, 2-D ndarray or scipy.sparse matrix with named columns."""
+    """A DataFrame, 2-D ndarray or scipy.sparse matrix with named columns.
+
+    A DataFrame's columns of a plain NumPy numeric or Boolean dtype are also read as
+    2-D arrays, one per dtype, made once (a view when the frame is one such block):
+    :meth:`take` hands a family such columns as an array, without a pandas object per
+    column, so a frame of many columns costs about what one block of them costs.
+    """
 
     def __init__(self, data, feature_names=None):
         if isinstance(data, pd.DataFrame):
             names = [str(c) for c in data.columns]
             if len(set(names)) != len(names):
-                raise ValueError(
-                    f"X has duplicate column names {names!r}; rename them so every feature "
-                    "has its own name."
+                seen, twice = set(), []
+                for n in names:
+                    if n in seen and n not in twice:
+                        twice.append(n)
+                    seen.add(n)
+                raise InputError(
+                    f"X has duplicate column names {twice[:10]!r}; rename them so every "
+                    "feature has its own name."
                 )
             if names != list(data.columns):
                 data = data.set_axis(names, axis=1)
@@ -40,7 +52,7 @@ class Table:
         else:
             data = np.asarray(data)
             if data.ndim != 2:
-                raise ValueError(
+                raise InputError(
                     f"X must be 2-D (n_samples, n_features); got an array of shape "
                     f"{data.shape}. Reshape a single feature with x.reshape(-1, 1)."
                 )
@@ -52,71 +64,218 @@ class Table:
                 else [str(n) for n in feature_names]
             )
         if len(names) != data.shape[1]:
-            raise ValueError(f"feature_names has {len(names)} names for {data.shape[1]} columns.")
+            raise InputError(
+                f"feature_names has {len(names)} names for the {data.shape[1]} columns of X; "
+                "give one name per column."
+            )
         self.data = data
         self.names = names
         self.is_frame = isinstance(data, pd.DataFrame)
         self.n_rows = data.shape[0]
+        self._arrays = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n_rows, len(self.names))
+
+    def check_not_empty(self, rows: bool = True) -> None:
+        """Raise unless X has at least one column and (``rows``) one row: a fit needs
+        both."""
+        if (rows and self.n_rows == 0) or not self.names:
+            what = "rows" if self.n_rows == 0 else "columns"
+            raise InputError(
+                f"X has no {what}: its shape is {self.shape}. Fitting needs at least one "
+                "row and one feature column; check how X was selected or filtered."
+            )
+
+    def dtypes(self) -> list:
+        """The dtype of every column (an array's one dtype for each)."""
+        if self.is_frame:
+            return list(self.data.dtypes)
+        return [self.data.dtype] * len(self.names)
+
+    def _numeric_arrays(self) -> dict:
+        """``{column: (array, position)}`` for a frame's plain numeric columns: every
+        group of columns of one NumPy dtype as one 2-D array (made once)."""
+        if self._arrays is None:
+            groups: dict = {}
+            for j, dtype in enumerate(self.data.dtypes):
+                if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+                    groups.setdefault(dtype, []).append(j)
+            arrays = {}
+            for positions in groups.values():
+                if len(positions) == len(self.names):
+                    array = self.data.to_numpy()
+                else:
+                    array = self.data.iloc[:, positions].to_numpy()
+                for i, j in enumerate(positions):
+                    arrays[self.names[j]] = (array, i)
+            self._arrays = arrays
+        return self._arrays
 
     def take(self, columns: list[str]):
-        """The sub-table of ``columns``: a DataFrame, or an array (a view, without copying,
-        when the columns are adjacent, e.g. a single one)."""
+        """The sub-table of ``columns``: an array (a view, without copying, when the
+        columns are adjacent, e.g. a single one) for an array, or for a DataFrame's
+        columns of one plain numeric dtype; otherwise a DataFrame."""
         if self.is_frame:
+            arrays = self._numeric_arrays()
+            found = [arrays.get(c) for c in columns]
+            if (
+                columns
+                and all(f is not None for f in found)
+                and all(f[0] is found[0][0] for f in found)
+            ):
+                return _columns_of(found[0][0], [f[1] for f in found])
             return self.data[columns]
         if columns == self.names:
             return self.data
         position = {name: j for j, name in enumerate(self.names)}
-        index = [position[c] for c in columns]
-        if index and index == list(range(index[0], index[0] + len(index))):
-            return self.data[:, index[0] : index[0] + len(index)]
-        return self.data[:, index]
+        return _columns_of(self.data, [position[c] for c in columns])
+
+
+def _columns_of(data, index: list[int]):
+    """Columns ``index`` of a 2-D array: a view when they are adjacent."""
+    if index and index == list(range(index[0], index[0] + len(index))):
+        return data[:, index[0] : index[0] + len(index)]
+    return data[:, index]
 
 
 def split_target(X, y, target):
     """Return ``(X, y, target_name)`` from either ``y`` or a ``target`` column of X."""
     if target is not None:
         if y is not None:
-            raise ValueError("give either y or target=, not both.")
+            raise InputError("give either y or target=, not both.")
         if not isinstance(X, pd.DataFrame):
-            raise TypeError(
+            raise InputTypeError(
                 f"target={target!r} names a column, so X must be a DataFrame; got "
                 f"{type(X).__name__}. Pass y= instead."
             )
         if target not in X.columns:
-            raise ValueError(
+            raise InputError(
                 f"target={target!r} is not a column of X; columns are {list(X.columns)!r}."
             )
         return X.drop(columns=[target]), X[target], str(target)
     if y is None:
-        raise ValueError("fit needs the class of every row: pass y= or target=.")
+        raise InputError("fit needs the class of every row: pass y= or target=.")
     name = y.name if isinstance(y, pd.Series) and y.name is not None else "label"
     return X, y, str(name)
 
 
-def infer_family(values) -> Family:
-    """Default family for a column or array: bool and 0/1 -> Bernoulli, float ->
-    Gaussian, anything else (strings, categories, other integers) -> Categorical."""
+def infer_family(values, name: str = "X") -> Family:
+    """The default family of a column (or of an array's one block), from its dtype
+    and values:
+
+    * Boolean, and integers that are all 0 or 1: :class:`~bayesnb.Bernoulli`;
+    * floats whose observed (non-NaN) values are all 0 or 1: Bernoulli (an integer
+      0/1 column with a missing value is stored as floats);
+    * other floats: :class:`~bayesnb.Gaussian`;
+    * anything else (strings, pandas categoricals, other integers): Categorical.
+
+    Nullable pandas columns (``Int64``, ``boolean``, ``Float64``) follow the same rule,
+    their ``pd.NA`` being missing. A numeric column with no observed value raises
+    an :class:`~bayesnb.errors.InputError` naming it (``name``).
+    """
     dtype = values.dtype
-    if dtype.kind == "b":
-        return Bernoulli()
-    if dtype.kind in "iu":
-        arr = values.to_numpy() if hasattr(values, "to_numpy") else values
-        if arr.size and arr.min() >= 0 and arr.max() <= 1:
-            return Bernoulli()
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and not isinstance(
+        dtype, pd.CategoricalDtype
+    ):
+        kind = getattr(dtype, "kind", "O")
+        if kind in "biuf" and hasattr(values, "to_numpy"):
+            observed = values.dropna().to_numpy(dtype=float)
+            if not observed.size:
+                _no_observed_value(name, dtype)
+            if kind == "b" or np.all((observed == 0) | (observed == 1)):
+                return Bernoulli()
+            return Gaussian() if kind == "f" else Categorical()
         return Categorical()
-    if dtype.kind == "f":
-        return Gaussian()
-    return Categorical()
+    if not isinstance(dtype, np.dtype):
+        return Categorical()
+    arr = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        return Categorical()
+    if arr.dtype.kind == "b":
+        return Bernoulli()
+    if arr.dtype.kind in "iu":
+        binary = arr.size and arr.min() >= 0 and arr.max() <= 1
+        return Bernoulli() if binary else Categorical()
+    missing = np.isnan(arr)
+    if missing.all():
+        _no_observed_value(name, arr.dtype)
+    return Bernoulli() if ((arr == 0.0) | (arr == 1.0) | missing).all() else Gaussian()
+
+
+def _infer_numeric(arr: np.ndarray, name) -> list[Family] | None:
+    """The inferred family of every column of a plain 2-D array (None: not numeric).
+
+    ``name`` is the column name(s): a list of one per column, or one name for all.
+    """
+    kind = arr.dtype.kind
+    d = arr.shape[1]
+    # One declaration of each family for every column: binding copies it per column.
+    if kind == "b":
+        return [Bernoulli()] * d
+    if kind in "iu":
+        if not arr.size:
+            return [Categorical()] * d
+        binary = (arr.min(axis=0) >= 0) & (arr.max(axis=0) <= 1)
+        bernoulli, categorical = Bernoulli(), Categorical()
+        return [bernoulli if b else categorical for b in binary]
+    if kind != "f":
+        return None
+    with np.errstate(invalid="ignore"):
+        missing = np.isnan(arr)
+        observed = ~missing.all(axis=0) if arr.shape[0] else np.zeros(d, bool)
+        binary = ((arr == 0.0) | (arr == 1.0) | missing).all(axis=0)
+    if not observed.all():
+        j = int(np.flatnonzero(~observed)[0])
+        _no_observed_value(name[j] if isinstance(name, list) else name, arr.dtype)
+    bernoulli, gaussian = Bernoulli(), Gaussian()
+    return [bernoulli if b else gaussian for b in binary]
+
+
+def _no_observed_value(name, dtype):
+    raise InputError(
+        f"column {name!r} ({dtype}) has no observed value: every entry is missing, so "
+        "neither its family nor its parameters can be learnt. Drop the column, or declare "
+        "its family in `features`."
+    )
+
+
+def _infer_frame(table: Table) -> list[Family]:
+    """:func:`infer_family` of every column of a DataFrame, a whole group of columns of
+    one NumPy dtype at a time (no pandas object per column)."""
+    arrays = table._numeric_arrays()
+    families: list = [None] * len(table.names)
+    groups: dict = {}
+    for j, name in enumerate(table.names):
+        found = arrays.get(name)
+        if found is None:
+            families[j] = infer_family(table.data.iloc[:, j], name)
+        else:
+            groups.setdefault(id(found[0]), (found[0], []))[1].append((j, found[1]))
+    for array, members in groups.values():
+        index = [i for _, i in members]
+        whole = index == list(range(array.shape[1]))
+        sub = array if whole else array[:, index]
+        names = [table.names[j] for j, _ in members]
+        for (j, _), family in zip(members, _infer_numeric(sub, names), strict=True):
+            families[j] = family
+    return families
 
 
 def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
-    """Resolve the user's declaration into ``(name, family, columns)`` triples."""
+    """Resolve the user's declaration into ``(name, family, columns)`` triples.
+
+    Raises an :class:`~bayesnb.errors.InputError` when X has no column.
+    """
+    table.check_not_empty(rows=False)
     if features is None:
         if not table.is_frame:  # an array is one block: its columns share a dtype
             data = table.data
             family = Bernoulli() if sparse.issparse(data) else infer_family(data)
             return [(ARRAY_BLOCK, family, table.names)]
-        return [(n, infer_family(table.data[n]), [n]) for n in table.names]
+        families = _infer_frame(table)
+        return [(n, f, [n]) for n, f in zip(table.names, families, strict=True)]
     if isinstance(features, Family):
         # One block over an array; one feature per named column of a DataFrame, except
         # for a Multinomial, whose columns only make sense together.
@@ -124,31 +283,34 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
             return [(ARRAY_BLOCK, features, table.names)]
         return [(n, features, [n]) for n in table.names]
     if not isinstance(features, dict):
-        raise TypeError(
+        raise InputTypeError(
             "features must be a dict {name: family}, a single family for every column, or "
             f"None to infer from dtypes; got {type(features).__name__}."
         )
     out, used, present = [], {}, set(table.names)
     for name, family in features.items():
         if not isinstance(family, Family):
-            raise TypeError(
+            raise InputTypeError(
                 f"features[{name!r}] must be a family such as bnb.Categorical(); got {family!r}."
             )
         columns = [str(c) for c in (family.columns or [name])]
         missing = [c for c in columns if c not in present]
         if missing:
-            raise ValueError(
+            raise InputError(
                 f"features[{name!r}] refers to column(s) {missing!r}, which X does not have. "
                 f"X has {table.names[:20]!r}."
             )
         for c in columns:
             if c in used:
-                raise ValueError(f"column {c!r} is declared twice, by {used[c]!r} and {name!r}.")
+                raise InputError(
+                    f"column {c!r} is declared twice in features, by {used[c]!r} and "
+                    f"{name!r}; declare every column once."
+                )
             used[c] = name
         out.append((str(name), family, columns))
     undeclared = [c for c in table.names if c not in used]
     if undeclared:
-        raise ValueError(
+        raise InputError(
             f"X has column(s) {undeclared[:10]!r} that no feature declares. Declare them in "
             "`features`, or drop them from X."
         )
@@ -156,25 +318,77 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
 
 
 def encode_labels(y, n_rows: int, labels=None):
-    """Codes of ``y`` into sorted ``labels`` (learned when not given)."""
+    """Codes of ``y`` into sorted ``labels`` (learned when not given).
+
+    Every label is kept as given (a list mixing strings and NaN is never turned
+    into strings). A missing label (None, NaN, ``pd.NA``, NaT) raises an
+    :class:`~bayesnb.errors.InputError`: supervised fitting needs the class of every
+    row. So do labels of types that cannot be ordered together (strings and numbers).
+    """
     if labels is None and not isinstance(y, pd.Series):
         fast = _integer_codes(y, n_rows)
         if fast is not None:
             return fast
-    y = pd.Series(np.asarray(y) if not isinstance(y, pd.Series) else y.to_numpy())
-    if len(y) != n_rows:
-        raise ValueError(f"y has {len(y)} entries for {n_rows} rows of X.")
-    if y.isna().any():
-        raise ValueError(
-            f"y has {int(y.isna().sum())} missing label(s). Supervised fitting needs every "
-            "class; drop those rows, or cluster with the mixture model (semi-supervised)."
+    what = "y" if getattr(y, "name", None) is None else f"y ({y.name!r})"
+    values = pd.Series(_label_values(y, what), copy=False)
+    if len(values) != n_rows:
+        raise InputError(
+            f"{what} has {len(values)} entries for {n_rows} rows of X; give one label per row."
+        )
+    missing = values.isna().to_numpy()
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        raise InputError(
+            f"{what} has {len(rows)} missing label(s) (None, NaN, NA or NaT), at row(s) "
+            f"{rows[:5].tolist()}. Supervised fitting needs the class of every row: drop "
+            "those rows, or keep them unlabelled in a semi-supervised mixture, "
+            "model.cluster(X, n_components, y=y)."
         )
     if labels is None:
-        labels = sorted(pd.unique(y).tolist())
-    codes = pd.Categorical(y, categories=labels).codes
+        labels = _sorted_labels(pd.unique(values).tolist(), what)
+    labels = list(labels)
+    codes = pd.Index(labels, dtype=object).get_indexer(values.astype(object))
     if (codes < 0).any():
-        raise ValueError(f"y has labels outside {labels!r}.")
-    return np.asarray(codes, dtype=np.intp), list(labels)
+        stray = values[codes < 0].iloc[0]
+        raise InputError(
+            f"{what} has the label {stray!r}, which is not among the classes {labels[:10]!r}."
+        )
+    return np.asarray(codes, dtype=np.intp), labels
+
+
+def _label_values(y, what: str) -> np.ndarray:
+    """``y`` as a 1-D array whose entries are the labels as given: a sequence that
+    NumPy would turn into strings (mixed strings and NaN or numbers) becomes an
+    object array instead."""
+    if isinstance(y, pd.Series | pd.Index):
+        values = y.to_numpy()
+    else:
+        values = np.asarray(y)
+        if values.dtype.kind in "US" and not isinstance(y, np.ndarray):
+            items = list(y)
+            values = np.empty(len(items), dtype=object)
+            values[:] = items
+    if values.ndim != 1:
+        raise InputError(
+            f"{what} must be 1-D, one label per row; got an array of shape {values.shape}. "
+            "Flatten a column vector with y.ravel()."
+        )
+    return values
+
+
+def _sorted_labels(labels: list, what: str) -> list:
+    """``labels`` sorted; an :class:`InputError` when their types cannot be ordered."""
+    try:
+        return sorted(labels)
+    except TypeError:
+        types = sorted({type(v).__name__ for v in labels})
+        examples = []
+        for t in types:
+            examples.append(next(v for v in labels if type(v).__name__ == t))
+        raise InputError(
+            f"{what} mixes labels of the types {types} (e.g. {examples!r}), which cannot be "
+            "ordered. Convert them to one type, e.g. y.astype(str)."
+        ) from None
 
 
 def _integer_codes(y, n_rows: int):
@@ -199,12 +413,12 @@ def class_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> Labels
     if sample_weight is not None:
         w = np.asarray(sample_weight, dtype=float)
         if w.shape != (len(codes),) or np.any(w < 0) or not np.all(np.isfinite(w)):
-            raise ValueError(
+            raise InputError(
                 f"sample_weight must be {len(codes)} finite non-negative numbers; got shape "
                 f"{w.shape}."
             )
         if len(w) and not w.any():
-            raise ValueError(
+            raise InputError(
                 "sample_weight is zero for every row, so there is nothing to learn from; "
                 "give at least one row a positive weight."
             )

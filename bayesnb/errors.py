@@ -30,4 +30,17 @@ class ZeroLikelihoodError(BayesNBError, ValueError):
     """A row that every class (or component) gives likelihood 0, so it has no posterior."""
 
 
-__all__ = ["BayesNBError", "InputError", "InputTypeError", "ModelFileError", "ZeroLikelihoodError"]
+class UnseenValuesWarning(UserWarning):
+    """Every observed value of a column at prediction time lies outside the categories
+    learnt in training, so the whole column is marginalized (it adds nothing to the
+    prediction): usually a sign of a recoded or shifted column."""
+
+
+__all__ = [
+    "BayesNBError",
+    "InputError",
+    "InputTypeError",
+    "ModelFileError",
+    "UnseenValuesWarning",
+    "ZeroLikelihoodError",
+]

@@ -21,6 +21,7 @@ import xarray as xr
 from bayesnb._data import Table
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import FAMILIES, Family
+from bayesnb.families.base import FusedScorer, estimate_blocks
 from bayesnb.priors import (
     ESTIMATES,
     Beta,
@@ -227,6 +228,11 @@ class FittedModel:
     # -- the kernel --------------------------------------------------------------------
     def encode(self, X) -> list:
         """Encode ``X`` for every block (reuse it to score the same rows repeatedly)."""
+        table = self._table(X)
+        return [block.encode(table.take(block.columns)) for block in self.blocks]
+
+    def _table(self, X) -> Table:
+        """``X`` as a :class:`Table` of the columns the model was fit on (checked)."""
         if isinstance(X, Table):
             table = X
         else:
@@ -275,7 +281,17 @@ class FittedModel:
                 f"{self.feature_names[:5]!r}... in that order. Give the columns in the "
                 "training order."
             )
-        return [block.encode(table.take(block.columns)) for block in self.blocks]
+        return table
+
+    def _scores(self, X, *, posterior: bool = False) -> np.ndarray:
+        """:meth:`_joint` of ``X``, adjacent single-column features scored as one block
+        (:class:`bayesnb.families.base.FusedScorer`, made once per fitted model)."""
+        scorer = self.__dict__.get("_scorer")
+        if scorer is None or scorer.block_params is not self.block_params:
+            scorer = self._scorer = FusedScorer(self.blocks, self.block_params)
+        jll = scorer.scores(self._table(X), posterior=posterior)
+        jll += self.class_log_prob
+        return jll
 
     def _joint(self, encoded: list, *, posterior: bool = False) -> np.ndarray:
         jll = feature_log_likelihood(self.blocks, encoded, self.block_params, posterior=posterior)
@@ -289,13 +305,12 @@ class FittedModel:
         A row without a posterior (every class ruled out, or a score that is not a
         number) raises :class:`bayesnb.errors.ZeroLikelihoodError`, naming the row, the
         features responsible and the remedy (so no overflow passes silently)."""
-        encoded = self.encode(X)
         with np.errstate(over="ignore", invalid="ignore"):  # non-finite: checked below
-            jll = self._joint(encoded, posterior=True)
+            jll = self._scores(X, posterior=True)
             top = jll.max(axis=1)
         bad = ~np.isfinite(top)
         if bad.any():
-            detail, cause = self._explain(encoded, int(np.flatnonzero(bad)[0]))
+            detail, cause = self._explain(self.encode(X), int(np.flatnonzero(bad)[0]))
             raise no_posterior_error(
                 jll, bad, self.estimates, what=self._what(), detail=detail, cause=cause
             )
@@ -347,7 +362,7 @@ class FittedModel:
 
         A missing value contributes nothing: its factor is marginalized exactly.
         """
-        return self._joint(self.encode(X))
+        return self._scores(X)
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior class probabilities, shape (n, K), columns in ``labels`` order.
@@ -740,10 +755,7 @@ def feature_log_likelihood(
 
 def estimate_all(blocks, stats, class_counts, class_prior, estimates) -> tuple[list, np.ndarray]:
     """Parameters of every block and the class log-probabilities from statistics."""
-    params = [
-        b.estimate_params(st, estimates["features"][b.name])
-        for b, st in zip(blocks, stats, strict=True)
-    ]
+    params = estimate_blocks(blocks, stats, estimates["features"])
     k = len(class_counts)
     class_log_prob = Dirichlet(class_prior.resolve(k)).point_estimate(
         class_counts, estimates["class"], what="the class prior"

@@ -12,6 +12,7 @@ import xarray as xr
 from bayesnb._data import Table, class_labels, declare, encode_labels, split_target
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Family
+from bayesnb.families.base import count_blocks
 from bayesnb.model import FittedModel
 from bayesnb.priors import ESTIMATES, Dirichlet
 
@@ -28,8 +29,15 @@ class NaiveBayes:
         One family per column (or per block of columns, via ``columns=``). A single
         family applies to every column: one feature per column of a DataFrame, one
         block named ``"X"`` over an array (and over a DataFrame for a Multinomial).
-        ``None`` infers families from dtypes: bool and 0/1 integers are Bernoulli,
-        floats Gaussian, everything else Categorical.
+        ``None`` infers families from dtypes and values: bool, integers that are
+        all 0 or 1, and floats whose observed (non-NaN) values are all 0 or 1 are
+        Bernoulli; other floats Gaussian; everything else (strings, categoricals,
+        other integers) Categorical. Nullable ``Int64``/``boolean``/``Float64``
+        columns follow the same rule with ``pd.NA`` missing; a numeric column with
+        no observed value is an error. Adjacent single-column Bernoulli (or
+        Categorical) features are counted and scored together as one block, so a
+        frame of many columns costs about what one block of them costs; ``params``
+        and ``counts`` keep one variable per column.
     class_prior : Dirichlet, default Dirichlet(1.0)
         Prior over the class probabilities.
 
@@ -119,10 +127,11 @@ class NaiveBayes:
         check_target(X, y, target)
         X, y, target_name = split_target(X, y, target)
         table = Table(X, feature_names=feature_names)
+        table.check_not_empty()
         codes, labels = encode_labels(y, table.n_rows)
         resp = class_labels(codes, len(labels), check_sample_weight(sample_weight, table.n_rows))
         blocks = self.bind(table, resp.weights, counted=True)
-        stats = [b.count(b.encode(table.take(b.columns)), resp) for b in blocks]
+        stats = count_blocks(blocks, table, resp)
         estimates = {
             "class": class_estimate,
             "features": {b.name: b.estimate or estimate for b in blocks},
@@ -152,6 +161,7 @@ class NaiveBayes:
         """
         from bayesnb.mixture import fit_mixture
 
+        Table(X, feature_names=options.get("feature_names")).check_not_empty()
         return fit_mixture(self, X, n_components, **options)
 
 

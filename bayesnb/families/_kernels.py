@@ -10,6 +10,7 @@ import pandas as pd
 from scipy import sparse
 
 from bayesnb import _compiled
+from bayesnb.errors import InputTypeError
 
 #: Entries of a dense design cast to float at a time: a block small enough to stay in
 #: cache, so a Boolean or integer design is read once and never copied whole.
@@ -336,18 +337,72 @@ def _value_lookup(values: np.ndarray, logp: np.ndarray, sizes: tuple[int, ...]):
     return out.T, int(outside), int(first)
 
 
-def _as_float_matrix(data, what: str) -> np.ndarray:
-    if isinstance(data, pd.DataFrame | pd.Series):
-        data = data.to_numpy(dtype=float, na_value=np.nan)
-    arr = np.asarray(data)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(
-            f"{what} needs numeric values; got dtype {arr.dtype}. Convert the column, "
-            "or declare it Categorical."
-        )
-    return arr
+def _as_float_matrix(data, what: str, columns=None) -> np.ndarray:
+    """``data`` as a 2-D numeric array (Boolean, integer or float; a missing value of a
+    DataFrame, including ``pd.NA`` and None, as NaN).
+
+    A value that is not a number raises an :class:`~bayesnb.errors.InputTypeError`
+    naming the column (``columns``, or the DataFrame's own), its dtype and the first
+    such value. ``what`` names the feature in the message.
+    """
+    if isinstance(data, pd.Series):
+        data = data.to_frame()
+    if isinstance(data, pd.DataFrame):
+        names = list(data.columns) if columns is None else list(columns)
+        dtypes = list(data.dtypes)
+        if all(_numeric_dtype(t) for t in dtypes):
+            return data.to_numpy(dtype=float, na_value=np.nan)
+        arr = data.to_numpy(dtype=object)
+    else:
+        names = None if columns is None else list(columns)
+        arr = np.asarray(data)
+        dtypes = None
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        if arr.dtype.kind in "biuf":
+            return arr
+    if arr.dtype.kind == "O":  # numbers stored as objects count; None, NaN, NA are missing
+        missing = pd.isna(arr)
+        if not any(isinstance(v, str | bytes) for v in arr[~missing]):
+            try:
+                return np.where(missing, np.nan, arr).astype(float)
+            except (TypeError, ValueError):
+                pass
+    _not_numeric(arr, what, names, dtypes)
+
+
+def _numeric_dtype(dtype) -> bool:
+    """Whether a column of ``dtype`` holds numbers: a NumPy Boolean, integer or float
+    dtype, or a nullable pandas one (``Int64``, ``boolean``, ``Float64``)."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "biuf"
+    return not isinstance(dtype, pd.CategoricalDtype) and getattr(dtype, "kind", "O") in "biuf"
+
+
+def _not_numeric(arr: np.ndarray, what: str, names, dtypes=None) -> None:
+    """Raise the :class:`InputTypeError` of a matrix with a value that is not a number."""
+    for j in range(arr.shape[1]):
+        column = arr[:, j]
+        for value in column:
+            if not isinstance(value, str | bytes) and pd.isna(value):
+                continue
+            try:
+                if isinstance(value, str | bytes):
+                    raise ValueError
+                float(value)
+            except (TypeError, ValueError):
+                value = value.item() if isinstance(value, np.generic) else value
+                name = names[j] if names is not None and j < len(names) else j
+                dtype = arr.dtype if dtypes is None else dtypes[j]
+                raise InputTypeError(
+                    f"{what} needs numbers, but column {name!r} (dtype {dtype}) holds the "
+                    f"value {value!r}. Convert the column to numbers (e.g. pd.to_numeric), or "
+                    "declare it Categorical."
+                ) from None
+    raise InputTypeError(  # pragma: no cover - a dtype no value of which is at fault
+        f"{what} needs numeric values; got dtype {arr.dtype}. Convert the column, or "
+        "declare it Categorical."
+    )
 
 
 # ----------------------------------------------------------------------------------------

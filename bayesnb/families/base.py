@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import warnings
 
 import numpy as np
 
+from bayesnb.errors import InputError
 from bayesnb.priors import check_estimate
 
 
@@ -22,7 +24,7 @@ class Family:
         self.estimate = estimate
         self.columns = None if columns is None else list(columns)
         if self.columns is not None and not self.multi_column and len(self.columns) != 1:
-            raise ValueError(
+            raise InputError(
                 f"{type(self).__name__} describes one column; got columns={self.columns!r}. "
                 "Declare one entry per column in `features`."
             )
@@ -62,6 +64,24 @@ class Family:
         """This block's internal parameters from ``source``: parameters in the layout of
         :meth:`to_xarray` with a ``component`` axis of ``K`` entries (an
         ``xarray.Dataset`` or a dict), checked; EM starts from them."""
+        raise NotImplementedError
+
+    # -- fused runs (see fusion_runs) -------------------------------------------------------
+    def fusion_key(self):
+        """A hashable key shared by the adjacent single-column features that can be
+        processed as one block (:func:`fusion_runs`); None: this one is not."""
+        return None
+
+    def fused(self, blocks) -> Family:  # pragma: no cover - with fusion_key
+        """One block over the columns of ``blocks`` (this one first, equal keys)."""
+        raise NotImplementedError
+
+    def split(self, values: dict, blocks) -> list[dict]:  # pragma: no cover - with fusion_key
+        """Statistics or parameters of this fused block, one dict per block."""
+        raise NotImplementedError
+
+    def join(self, values: list) -> dict:  # pragma: no cover - with fusion_key
+        """The inverse of :meth:`split`: one dict per block joined for this fused one."""
         raise NotImplementedError
 
     def encode_repeated(self, data):
@@ -123,3 +143,124 @@ class Family:
 
     def _coords(self) -> dict:
         return {self._feature_dim(): self.columns} if self.multi_column else {}
+
+
+# ----------------------------------------------------------------------------------------
+# Fused runs: adjacent single-column features processed as one block
+# ----------------------------------------------------------------------------------------
+#
+# A DataFrame declared (or inferred) one feature per column has one block per column, and
+# a block costs a few Python calls however small it is. Adjacent blocks whose family
+# says they fuse (equal :meth:`Family.fusion_key`) are counted, estimated and scored as
+# one block over all their columns; the results are split back into one block each, so
+# the blocks, their statistics and parameters (and so ``params``/``counts``) are exactly
+# those of one feature per column. Whenever the fused call raises or warns, the run is
+# done block by block instead, so every message names its own feature.
+
+
+def fusion_runs(blocks) -> list[tuple[int, int]]:
+    """``(start, stop)`` of every maximal run of adjacent blocks with the same (not
+    None) :meth:`Family.fusion_key`; a block that fuses with nothing is a run alone."""
+    runs, start, key = [], 0, None
+    for i, block in enumerate(blocks):
+        this = block.fusion_key()
+        if i and (this is None or this != key):
+            runs.append((start, i))
+            start = i
+        key = this
+    if len(blocks):
+        runs.append((start, len(blocks)))
+    return runs
+
+
+def _quietly(call):
+    """``call()``, or None when it raised a ValueError or TypeError or warned (the caller
+    then goes block by block, whose messages name the feature)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = call()
+        except (ValueError, TypeError):
+            return None
+    return None if caught else out
+
+
+def count_blocks(blocks, table, resp) -> list[dict]:
+    """``block.count(block.encode(columns), resp)`` of every block, runs fused."""
+    stats = []
+    for start, stop in fusion_runs(blocks):
+        group = blocks[start:stop]
+        if len(group) > 1:
+            fused = group[0].fused(group)
+            out = _quietly(lambda f=fused: f.count(f.encode(table.take(f.columns)), resp))
+            if out is not None:
+                stats.extend(fused.split(out, group))
+                continue
+        stats.extend(b.count(b.encode(table.take(b.columns)), resp) for b in group)
+    return stats
+
+
+def estimate_blocks(blocks, stats, methods: dict) -> list[dict]:
+    """``block.estimate_params(stats, methods[block.name])`` of every block, runs fused
+    where their estimators agree."""
+    params: list = []
+    for start, stop in fusion_runs(blocks):
+        group, group_stats = blocks[start:stop], stats[start:stop]
+        method = methods[group[0].name]
+        if len(group) > 1 and all(methods[b.name] == method for b in group):
+            fused = group[0].fused(group)
+            out = _quietly(
+                lambda f=fused, st=group_stats, m=method: f.estimate_params(f.join(st), m)
+            )
+            if out is not None:
+                params.extend(fused.split(out, group))
+                continue
+        params.extend(
+            b.estimate_params(st, methods[b.name]) for b, st in zip(group, group_stats, strict=True)
+        )
+    return params
+
+
+class FusedScorer:
+    """The log-likelihood of rows under every block of a fitted model, runs fused: the
+    fused blocks and their joined parameters are made once per fitted model."""
+
+    def __init__(self, blocks, block_params):
+        self.blocks, self.block_params = blocks, block_params
+        self.runs = []
+        for start, stop in fusion_runs(blocks):
+            group = blocks[start:stop]
+            if len(group) > 1:
+                fused = group[0].fused(group)
+                self.runs.append((start, stop, fused, fused.join(block_params[start:stop])))
+            else:
+                self.runs.append((start, stop, None, None))
+
+    def scores(self, table, *, posterior: bool = False) -> np.ndarray:
+        """``sum_i log p(x_i | c)``, (n, K) (up to a constant of every row when
+        ``posterior``, see :meth:`Family.posterior_scores`)."""
+
+        def score(block, params):
+            enc = block.encode(table.take(block.columns))
+            if posterior:
+                return block.posterior_scores(enc, params)
+            return block.log_likelihood(enc, params)
+
+        jll = None
+        for start, stop, fused, joined in self.runs:
+            term = None if fused is None else _quietly(lambda f=fused, p=joined: score(f, p))
+            terms = (
+                [term]
+                if term is not None
+                else [
+                    score(b, p)
+                    for b, p in zip(
+                        self.blocks[start:stop], self.block_params[start:stop], strict=True
+                    )
+                ]
+            )
+            for t in terms:
+                jll = t if jll is None else jll.__iadd__(t)
+        if jll is None:
+            raise ValueError("the model has no feature to score.")
+        return jll

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -11,6 +13,7 @@ import xarray as xr
 from scipy import sparse, special
 
 from bayesnb import _compiled
+from bayesnb.errors import InputError, InputTypeError, UnseenValuesWarning
 from bayesnb.families import _given
 from bayesnb.families._kernels import (
     Labels,
@@ -78,7 +81,7 @@ class _Discrete(Family):
         block's columns have different categories they lie side by side on the last
         axis, and a Dirichlet is over each column's part (``segments()``).
         """
-        given = np.asarray(self.prior.alpha, dtype=float)
+        given = self.prior.alpha  # a float array (checked by the prior)
         target = (n_labels, *shape)
         per_class = given.ndim == 2 and len(shape) == 2  # (K, categories) over a block
         alpha = given[:, None, :] if per_class else given
@@ -87,7 +90,7 @@ class _Discrete(Family):
         except ValueError:
             fits = False
         if not fits:
-            raise ValueError(
+            raise InputError(
                 f"the prior of feature {self.name!r} has concentration of shape "
                 f"{given.shape}, which does not fit {target} (labels, ..., categories). Give "
                 "a scalar, one value per category, or one row per class."
@@ -102,8 +105,10 @@ class _Discrete(Family):
     def estimate_params(self, stats: dict, method: str) -> dict:
         counts = stats["counts"]
         alpha = self._alpha(counts.shape[0], counts.shape[1:])
+        # The declared prior itself when its concentration is used as it is.
+        prior = self.prior if alpha is self.prior.alpha else Dirichlet(alpha)
         return {
-            "log_prob": Dirichlet(alpha).point_estimate(
+            "log_prob": prior.point_estimate(
                 counts, method, segments=self._segments(), what=f"{self.kind} feature {self.name!r}"
             )
         }
@@ -199,8 +204,14 @@ class Bernoulli(_Discrete):
             Beta(1.0, 1.0) if prior is None else prior, estimate=estimate, columns=columns
         )
         if not isinstance(self.prior, Dirichlet):
-            raise TypeError(f"Bernoulli prior must be a Beta or Dirichlet; got {self.prior!r}.")
+            raise InputTypeError(
+                f"Bernoulli prior must be a Beta or Dirichlet; got {self.prior!r}."
+            )
         self.values = None if values is None else tuple(values)
+        if self.values is not None and len(self.values) != 2:
+            raise InputError(
+                f"Bernoulli values must be the two raw values (false, true); got {values!r}."
+            )
 
     def _learn(self, data, sample_weight=None) -> None:
         if self.values is not None:
@@ -211,16 +222,16 @@ class Bernoulli(_Discrete):
                 self.values = (0, 1)
                 return
             seen = pd.unique(data.to_numpy().ravel())
-            seen = sorted(v for v in seen if not pd.isna(v))
+            seen = _sorted_values([v for v in seen if not pd.isna(v)], self.columns)
             if len(seen) > 2:
-                raise ValueError(
+                raise InputError(
                     f"Bernoulli feature {self.name!r} takes 2 values; got {len(seen)}: "
                     f"{seen[:5]!r}. Declare it Categorical, or pass values=(false, true)."
                 )
             if len(seen) == 2:
                 self.values = (seen[0], seen[1])
             else:
-                raise ValueError(
+                raise InputError(
                     f"Bernoulli feature {self.name!r} shows {len(seen)} distinct value(s) "
                     f"{seen!r}, so which one is 'true' is unknown. Pass values=(false, true)."
                 )
@@ -229,6 +240,25 @@ class Bernoulli(_Discrete):
 
     def category_labels(self) -> list:
         return list(self.values)
+
+    # -- fused runs (see bayesnb.families.base.fusion_runs) ---------------------------------
+    def fusion_key(self):
+        """Single 0/1 columns, each its own feature, under equal priors and estimators."""
+        if self.n_columns != 1 or self.columns != [self.name] or self.values != (0, 1):
+            return None
+        alpha = self.prior.alpha
+        return ("bernoulli", self.estimate, alpha.shape, alpha.tobytes())
+
+    def fused(self, blocks) -> Bernoulli:
+        out = copy.copy(self)
+        out.columns = [b.columns[0] for b in blocks]
+        return out
+
+    def split(self, values: dict, blocks) -> list[dict]:
+        return [{k: v[:, j : j + 1] for k, v in values.items()} for j in range(len(blocks))]
+
+    def join(self, values: list) -> dict:
+        return {k: np.concatenate([v[k] for v in values], axis=1) for k in values[0]}
 
     def value_domains(self) -> list[list]:
         return [list(self.values) for _ in self.columns]
@@ -245,7 +275,12 @@ class Bernoulli(_Discrete):
     def encode(self, data):
         """A dense array as it is (:class:`_Unchecked`: checked where it is first
         read), anything else as :meth:`_binary`'s checked form."""
-        if isinstance(data, np.ndarray) and data.ndim == 2 and data.dtype.kind in "biuf":
+        if (
+            isinstance(data, np.ndarray)
+            and data.ndim == 2
+            and data.dtype.kind in "biuf"
+            and self.values == (0, 1)
+        ):
             return _Unchecked(data)
         return self._binary(data)
 
@@ -261,33 +296,32 @@ class Bernoulli(_Discrete):
         """
         if sparse.issparse(data):
             x = sparse.csr_array(data, dtype=float)
-            if x.nnz and (x.data.min() < 0 or x.data.max() > 1 or np.any(x.data % 1)):
-                raise ValueError(
+            if x.nnz and not ((x.data == 0) | (x.data == 1)).all():
+                raise InputError(
                     f"Bernoulli feature {self.name!r} needs 0/1 entries; the sparse input "
                     "has others. Binarize it first (e.g. X > 0)."
                 )
             return x, None
-        if isinstance(data, pd.DataFrame) and self.values != (0, 1):
-            raw = data.to_numpy(dtype=object)
+        if self.values != (0, 1):
+            raw = _as_2d(data.to_numpy(dtype=object) if hasattr(data, "to_numpy") else data)
             x = np.full(raw.shape, np.nan)
             x[raw == self.values[0]] = 0.0
             x[raw == self.values[1]] = 1.0
             bad = np.isnan(x) & ~pd.isna(raw)
             if bad.any():
-                raise ValueError(
-                    f"Bernoulli feature {self.name!r} takes the values {self.values!r}; got "
-                    f"{raw[bad][0]!r}. Clean the column, or declare it Categorical."
+                row, j = np.argwhere(bad)[0]
+                raise InputError(
+                    f"Bernoulli feature {self.name!r} takes the values {self.values!r}; column "
+                    f"{self.columns[j]!r} has {_plain(raw[row, j])!r}. Clean the column, or "
+                    "declare it Categorical."
                 )
         else:
-            x = _as_float_matrix(data, f"Bernoulli feature {self.name!r}")
+            x = _as_float_matrix(data, f"Bernoulli feature {self.name!r}", self.columns)
             if x.dtype.kind == "b":
                 return x, None
             if x.dtype.kind in "iu":
                 if x.size and (x.min() < 0 or x.max() > 1):
-                    raise ValueError(
-                        f"Bernoulli feature {self.name!r} needs 0/1 values; got the range "
-                        f"[{x.min()}, {x.max()}]. Binarize it first (e.g. X > 0)."
-                    )
+                    self._not_binary(x, (x < 0) | (x > 1))
                 return x, None
             x = np.asarray(x, dtype=float)
             if _is_zero_one(x):
@@ -295,13 +329,21 @@ class Bernoulli(_Discrete):
         missing = np.isnan(x)
         has_missing = missing.any()
         x0 = np.where(missing, 0.0, x) if has_missing else x
-        if np.any((x0 != 0.0) & (x0 != 1.0)):
-            bad = x0[(x0 != 0.0) & (x0 != 1.0)][0]
-            raise ValueError(
-                f"Bernoulli feature {self.name!r} needs 0/1 values (NaN for missing); got "
-                f"{bad!r}. Binarize it first (e.g. X > 0)."
-            )
+        bad = (x0 != 0.0) & (x0 != 1.0)
+        if bad.any():
+            self._not_binary(x0, bad)
         return x0, ((~missing).astype(float) if has_missing else None)
+
+    def _not_binary(self, x: np.ndarray, bad: np.ndarray):
+        """Raise the :class:`InputError` of the first entry of ``x`` flagged ``bad``."""
+        row, j = np.argwhere(bad)[0]
+        value = _plain(x[row, j])
+        kind = "a non-finite value" if not np.isfinite(value) else "a value other than 0/1"
+        raise InputError(
+            f"Bernoulli feature {self.name!r} needs 0/1 values (NaN for missing); column "
+            f"{self.columns[j]!r} has {kind}, {value!r}. Binarize it first (e.g. X > 0), or "
+            "mark a missing value as NaN."
+        )
 
     def _sizes(self) -> tuple[int, ...]:
         return (2,) * self.n_columns
@@ -371,12 +413,12 @@ class Bernoulli(_Discrete):
         arr = _given.ordered(value, self, name, K, f"{name}_category", self.category_labels())
         p = arr.reshape(K, -1)
         if p.shape[1] != self.n_columns:
-            raise ValueError(
+            raise InputError(
                 f"init[{name!r}] must give P(true) for {self.n_columns} column(s) per "
                 f"component; got shape {arr.shape}."
             )
         if not np.all((p >= 0) & (p <= 1)):
-            raise ValueError(f"init[{name!r}] must hold probabilities in [0, 1]; got {p!r}.")
+            raise InputError(f"init[{name!r}] must hold probabilities in [0, 1]; got {p!r}.")
         with np.errstate(divide="ignore"):
             return {"log_prob": np.stack([np.log1p(-p), np.log(p)], axis=-1)}
 
@@ -418,7 +460,11 @@ class Categorical(_Discrete):
     unseen : {"marginalize", "error"}
         What a value outside the domain does at prediction time. ``"marginalize"``
         (default) treats it like a missing value: its factor is skipped, exactly as
-        the text model skips words outside its vocabulary. ``"error"`` raises.
+        the text model skips words outside its vocabulary; when every observed value
+        of a column (two or more) is unseen, the whole column is skipped and an
+        :class:`~bayesnb.errors.UnseenValuesWarning` names it. ``"error"`` raises.
+        In training, a value outside declared ``categories`` is an error (an
+        :class:`~bayesnb.errors.InputError` naming the column and the values).
     columns : list, optional
         Several columns sharing this declaration, as one block. An array's columns
         form one block by default; a DataFrame's get one feature each.
@@ -463,9 +509,9 @@ class Categorical(_Discrete):
             Dirichlet(1.0) if prior is None else prior, estimate=estimate, columns=columns
         )
         if not isinstance(self.prior, Dirichlet):
-            raise TypeError(f"Categorical prior must be a Dirichlet; got {self.prior!r}.")
+            raise InputTypeError(f"Categorical prior must be a Dirichlet; got {self.prior!r}.")
         if unseen not in ("marginalize", "error"):
-            raise ValueError(f"unseen must be 'marginalize' or 'error'; got {unseen!r}.")
+            raise InputError(f"unseen must be 'marginalize' or 'error'; got {unseen!r}.")
         self.categories = None if categories is None else list(categories)
         self.unseen = unseen
         self.column_categories: list[list] | None = None
@@ -473,11 +519,12 @@ class Categorical(_Discrete):
     def _learn(self, data, sample_weight=None) -> None:
         if self.categories is not None:
             self.column_categories = [list(self.categories) for _ in self.columns]
+            self._check_declared(data)
             return
-        learned = _observed_categories(data, self.n_columns)
+        learned = _observed_categories(data, self.columns)
         for column, categories in zip(self.columns, learned, strict=True):
             if not categories:
-                raise ValueError(
+                raise InputError(
                     f"Categorical feature {column!r} has no observed value in training. "
                     "Drop it, or declare its categories."
                 )
@@ -485,11 +532,17 @@ class Categorical(_Discrete):
         if all(c == learned[0] for c in learned):
             self.categories = list(learned[0])
 
+    def _check_declared(self, data) -> None:
+        """Raise when a training value lies outside the declared ``categories`` (it
+        would otherwise be dropped from the counts without a word)."""
+        codes = self.codes(data, unseen="error-declared")
+        del codes
+
     # -- layout --------------------------------------------------------------------------
     def category_labels(self) -> list:
         """The categories, shared by every column of the block."""
         if self.categories is None:
-            raise ValueError(
+            raise InputError(
                 f"the columns of Categorical block {self.name!r} have different categories; "
                 "see column_categories for each column's."
             )
@@ -497,6 +550,39 @@ class Categorical(_Discrete):
 
     def value_domains(self) -> list[list]:
         return [list(c) for c in self.column_categories]
+
+    # -- fused runs (see bayesnb.families.base.fusion_runs) ---------------------------------
+    def fusion_key(self):
+        """Single columns, each its own feature, under equal scalar priors, estimators
+        and ``unseen`` policies (a Binned feature does not fuse)."""
+        if (
+            type(self) is not Categorical
+            or self.n_columns != 1
+            or self.columns != [self.name]
+            or self.prior.alpha.ndim != 0
+        ):
+            return None
+        return ("categorical", self.estimate, self.unseen, float(self.prior.alpha))
+
+    def fused(self, blocks) -> Categorical:
+        out = copy.copy(self)
+        out.columns = [b.columns[0] for b in blocks]
+        out.column_categories = [b.column_categories[0] for b in blocks]
+        first = out.column_categories[0]
+        shared = all(c == first for c in out.column_categories)
+        out.categories = list(first) if shared else None
+        return out
+
+    def split(self, values: dict, blocks) -> list[dict]:
+        if self._shared():
+            return [{k: v[:, j, :] for k, v in values.items()} for j in range(len(blocks))]
+        starts, sizes = self.segments(), self.column_sizes()
+        bounds = [(int(a), int(a) + n) for a, n in zip(starts, sizes, strict=True)]
+        return [{k: v[:, a:b] for k, v in values.items()} for a, b in bounds]
+
+    def join(self, values: list) -> dict:
+        glue = np.stack if self._shared() else np.concatenate
+        return {k: glue([v[k] for v in values], axis=1) for k in values[0]}
 
     def _attribute_starts(self) -> np.ndarray:
         return self.segments()
@@ -549,31 +635,83 @@ class Categorical(_Discrete):
         return n_labels * sum(size - 1 for size in self.column_sizes())
 
     # -- kernel ----------------------------------------------------------------------------
-    def codes(self, data) -> np.ndarray:
+    def codes(self, data, unseen: str | None = None) -> np.ndarray:
         """Integer codes (n, columns) into every column's categories; -1 for a missing
-        (or marginalized unseen) value."""
+        (or marginalized unseen) value.
+
+        ``unseen`` overrides the family's policy: ``"error-declared"`` (training with
+        declared categories) raises on any value outside them.
+        """
+        policy = self.unseen if unseen is None else unseen
         frame = data if isinstance(data, pd.DataFrame) else None
         arr = None if frame is not None else _as_2d(data)
         n = len(frame) if frame is not None else arr.shape[0]
         out = np.empty((n, self.n_columns), dtype=np.intp)
         for j, categories in enumerate(self.column_categories):
-            col = frame.iloc[:, j] if frame is not None else pd.Series(arr[:, j])
-            if col.dtype.kind in "iu" and _is_range(categories):
-                values = col.to_numpy().astype(np.int64)  # a huge unsigned one turns negative
-                unseen = (values < 0) | (values >= len(categories))
-                out[:, j] = np.where(unseen, -1, values)
+            if frame is not None:
+                col = frame.iloc[:, j]
+                values = col.to_numpy() if isinstance(col.dtype, np.dtype) else None
             else:
+                values = arr[:, j]
+                col = None
+            if values is not None and values.dtype.kind in "iu" and _is_range(categories):
+                values = values.astype(np.int64)  # a huge unsigned one turns negative
+                unseen_mask = (values < 0) | (values >= len(categories))
+                out[:, j] = np.where(unseen_mask, -1, values)
+                observed = None
+            else:
+                if values is not None and values.dtype.kind == "f":
+                    self._check_finite(values, j)
+                col = pd.Series(values, copy=False) if col is None else col
                 # get_indexer gives -1 for a missing or unseen value (pd.Categorical with
                 # a value outside its categories is deprecated in pandas 3 and warns).
                 out[:, j] = pd.Index(categories).get_indexer(col)
-                unseen = (out[:, j] < 0) & col.notna().to_numpy()
-            if unseen.any() and self.unseen == "error":
-                value = col.to_numpy()[unseen][0]
-                self._unseen_error(j, value.item() if isinstance(value, np.generic) else value)
+                observed = col.notna().to_numpy()
+                unseen_mask = (out[:, j] < 0) & observed
+            if unseen_mask.any():
+                bad = (values if values is not None else col.to_numpy())[unseen_mask]
+                if policy == "error-declared":
+                    self._undeclared_error(j, bad)
+                if policy == "error":
+                    self._unseen_error(j, _plain(bad[0]))
+                n_observed = n if observed is None else int(observed.sum())
+                if len(bad) == n_observed > 1:
+                    self._warn_all_unseen(j, bad)
         return out
 
+    def _check_finite(self, values: np.ndarray, j: int) -> None:
+        """Raise on an infinite value (NaN is missing): a category must be a number."""
+        if np.isinf(values).any():
+            value = _plain(values[np.isinf(values)][0])
+            raise InputError(
+                f"{self.kind.capitalize()} feature {self.name!r}: column {self.columns[j]!r} "
+                f"has the non-finite value {value!r}. Replace it with NaN (missing) or a "
+                "finite value."
+            )
+
+    def _undeclared_error(self, j: int, bad) -> None:
+        values = _sorted_values(pd.unique(np.asarray(bad, dtype=object)).tolist(), self.columns)
+        raise InputError(
+            f"Categorical feature {self._variable(j)!r}: column {self.columns[j]!r} has "
+            f"{len(bad)} training value(s) outside the declared categories "
+            f"{self.column_categories[j][:10]!r}: {[_plain(v) for v in values[:5]]!r}. Add "
+            "them to `categories`, or drop or recode those rows."
+        )
+
+    def _warn_all_unseen(self, j: int, bad) -> None:
+        values = pd.unique(np.asarray(bad, dtype=object)).tolist()[:5]
+        warnings.warn(
+            f"Categorical feature {self._variable(j)!r}: every observed value of column "
+            f"{self.columns[j]!r} is outside the categories learnt in training "
+            f"{self.column_categories[j][:10]!r} (e.g. {[_plain(v) for v in values]!r}), so "
+            "the whole column is marginalized and adds nothing to the prediction. Check "
+            "that the column is coded as in training.",
+            UnseenValuesWarning,
+            stacklevel=4,
+        )
+
     def _unseen_error(self, j: int, value):
-        raise ValueError(
+        raise InputError(
             f"Categorical feature {self._variable(j)!r} got the value {value!r}, which is not "
             f"among its categories {self.column_categories[j][:10]!r}. Declare it in "
             "`categories`, or use unseen='marginalize' to skip its factor."
@@ -606,10 +744,19 @@ class Categorical(_Discrete):
         return codes
 
     def _check_outside(self, enc: _CategoryCodes, outside: int, first: int) -> None:
-        """Apply ``unseen`` to the values of unchecked codes outside every domain."""
-        if outside and not enc.checked and self.unseen == "error":
+        """Apply ``unseen`` to the values of unchecked codes outside every domain (an
+        integer value cannot be missing, so every such value is unseen)."""
+        if not outside or enc.checked:
+            return
+        if self.unseen == "error":
             row, j = divmod(first, enc.values.shape[1])
             self._unseen_error(j, enc.values[row, j].item())
+        n = enc.values.shape[0]
+        if outside >= n > 1:  # perhaps a whole column is outside its domain
+            values = _signed(enc.values)
+            sizes = np.asarray(self.column_sizes())
+            for j in np.flatnonzero(((values < 0) | (values >= sizes)).all(axis=0)):
+                self._warn_all_unseen(int(j), values[:, j])
 
     def count(self, enc, resp) -> dict:
         if isinstance(enc, np.ndarray):  # group codes
@@ -707,8 +854,8 @@ class Binned(Categorical):
             or not np.all(np.isfinite(edges))
             or np.any(np.diff(edges) <= 0)
         ):
-            raise ValueError(
-                f"edges must be at least two finite, strictly increasing numbers; got "
+            raise InputError(
+                f"Binned edges must be at least two finite, strictly increasing numbers; got "
                 f"{edges.tolist()!r}."
             )
         super().__init__(prior, estimate=estimate, columns=columns)
@@ -722,16 +869,23 @@ class Binned(Categorical):
     def value_domains(self) -> None:
         return None  # the raw values are continuous: only their bins are finitely many
 
-    def codes(self, data) -> np.ndarray:
-        x = np.asarray(_as_float_matrix(data, f"Binned feature {self.name!r}"), dtype=float)
+    def _check_declared(self, data) -> None:
+        """Nothing: the bins are the categories, and :meth:`codes` checks the edges."""
+
+    def codes(self, data, unseen: str | None = None) -> np.ndarray:
+        x = np.asarray(
+            _as_float_matrix(data, f"Binned feature {self.name!r}", self.columns), dtype=float
+        )
         missing = np.isnan(x)
+        for j in np.flatnonzero(np.isinf(x).any(axis=0)):
+            self._check_finite(x[:, j], int(j))
         outside = ~missing & ((x < self.edges[0]) | (x > self.edges[-1]))
         if outside.any():
             row, j = np.argwhere(outside)[0]
-            raise ValueError(
+            raise InputError(
                 f"Binned feature {self._variable(int(j))!r} has edges from {self.edges[0]:g} "
-                f"to {self.edges[-1]:g}; got {float(x[row, j]):g}. Widen the edges to cover "
-                "every value."
+                f"to {self.edges[-1]:g}; got {float(x[row, j]):g} in column "
+                f"{self.columns[j]!r}. Widen the edges to cover every value."
             )
         codes = np.searchsorted(self.edges, x, side="right") - 1
         codes = np.minimum(codes, len(self.edges) - 2)
@@ -798,7 +952,7 @@ class Multinomial(_Discrete):
             Dirichlet(1.0) if prior is None else prior, estimate=estimate, columns=columns
         )
         if not isinstance(self.prior, Dirichlet):
-            raise TypeError(f"Multinomial prior must be a Dirichlet; got {self.prior!r}.")
+            raise InputTypeError(f"Multinomial prior must be a Dirichlet; got {self.prior!r}.")
 
     def _lead_dims(self, label_dim):
         return (label_dim,)
@@ -836,13 +990,13 @@ class Multinomial(_Discrete):
         checked where they are first read (:class:`_Unchecked`)."""
         if sparse.issparse(data):
             return _Unchecked(sparse.csr_array(data, dtype=float))
-        x = _as_float_matrix(data, f"Multinomial block {self.name!r}").astype(float)
+        x = _as_float_matrix(data, f"Multinomial block {self.name!r}", self.columns).astype(float)
         if x.size and not _finite_nonnegative(x):
             self._bad_counts()
         return x
 
     def _bad_counts(self):
-        raise ValueError(
+        raise InputError(
             f"Multinomial block {self.name!r} needs finite non-negative counts with no "
             "missing value (a missing count cannot be marginalized without the "
             "document length); got NaN, inf or a negative value. Fill or drop those rows."
@@ -941,8 +1095,12 @@ class Multinomial(_Discrete):
 # ----------------------------------------------------------------------------------------
 
 
-def _observed_categories(data, n_columns: int) -> list[list]:
-    """The sorted values seen in every column (a pandas categorical: its categories)."""
+def _observed_categories(data, columns: list) -> list[list]:
+    """The sorted values seen in every column (a pandas categorical: its categories).
+
+    Values of types that cannot be ordered together (strings and numbers) raise an
+    :class:`InputError` naming the column.
+    """
     if isinstance(data, pd.Series):
         data = data.to_frame()
     if isinstance(data, pd.DataFrame):
@@ -952,12 +1110,36 @@ def _observed_categories(data, n_columns: int) -> list[list]:
             if isinstance(col.dtype, pd.CategoricalDtype):
                 out.append(list(col.cat.categories))
             else:
-                out.append(sorted(pd.unique(col.dropna()).tolist()))
+                out.append(_sorted_values(pd.unique(col.dropna()).tolist(), [columns[j]]))
         return out
     arr = _as_2d(data)
     if arr.dtype.kind in "iu" and arr.size:
         return _integer_categories(arr)
-    return [sorted(pd.unique(pd.Series(arr[:, j]).dropna()).tolist()) for j in range(n_columns)]
+    return [
+        _sorted_values(pd.unique(pd.Series(arr[:, j]).dropna()).tolist(), [columns[j]])
+        for j in range(len(columns))
+    ]
+
+
+def _sorted_values(values: list, columns: list) -> list:
+    """``values`` sorted; an :class:`InputError` naming ``columns`` when their types
+    cannot be ordered together (e.g. strings and numbers in one column)."""
+    try:
+        return sorted(values)
+    except TypeError:
+        types = sorted({type(v).__name__ for v in values})
+        examples = [next(_plain(v) for v in values if type(v).__name__ == t) for t in types]
+        where = f"column {columns[0]!r}" if len(columns) == 1 else f"columns {columns[:5]!r}"
+        raise InputError(
+            f"{where} mixes values of the types {types} (e.g. {examples!r}), which cannot be "
+            "ordered into categories. Convert the column to one type, e.g. "
+            "X[col].astype(str)."
+        ) from None
+
+
+def _plain(value):
+    """A NumPy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 #: Values below which the categories of an integer block are marked in one read.
