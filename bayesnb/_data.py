@@ -335,15 +335,7 @@ def encode_labels(y, n_rows: int, labels=None):
         raise InputError(
             f"{what} has {len(values)} entries for {n_rows} rows of X; give one label per row."
         )
-    missing = values.isna().to_numpy()
-    if missing.any():
-        rows = np.flatnonzero(missing)
-        raise InputError(
-            f"{what} has {len(rows)} missing label(s) (None, NaN, NA or NaT), at row(s) "
-            f"{rows[:5].tolist()}. Supervised fitting needs the class of every row: drop "
-            "those rows, or keep them unlabelled in a semi-supervised mixture, "
-            "model.cluster(X, n_components, y=y)."
-        )
+    check_labels_present(values, what)
     if labels is None:
         labels = _sorted_labels(pd.unique(values).tolist(), what)
     labels = list(labels)
@@ -354,6 +346,20 @@ def encode_labels(y, n_rows: int, labels=None):
             f"{what} has the label {stray!r}, which is not among the classes {labels[:10]!r}."
         )
     return np.asarray(codes, dtype=np.intp), labels
+
+
+def check_labels_present(values, what: str = "y") -> None:
+    """Raise an :class:`~bayesnb.errors.InputError` naming the rows of ``values`` (a
+    sequence of labels as given) whose label is missing (None, NaN, ``pd.NA``, NaT)."""
+    missing = pd.isna(pd.Series(values, dtype=object, copy=False)).to_numpy()
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        raise InputError(
+            f"{what} has {len(rows)} missing label(s) (None, NaN, NA or NaT), at row(s) "
+            f"{rows[:5].tolist()}. Supervised fitting needs the class of every row: drop "
+            "those rows, or keep them unlabelled in a semi-supervised mixture, "
+            "model.cluster(X, n_components, y=y)."
+        )
 
 
 def _label_values(y, what: str) -> np.ndarray:

@@ -34,6 +34,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from bayesnb._data import check_labels_present
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
 from bayesnb.naive_bayes import NaiveBayes, check_estimate_option
@@ -200,6 +201,8 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
+        if y is not None and not isinstance(y, str):  # before NumPy turns NaN into 'nan'
+            check_labels_present(np.ravel(np.asarray(y, dtype=object)))
         X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         model = NaiveBayes(self._declaration(X), class_prior=self.class_prior)

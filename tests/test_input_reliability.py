@@ -44,16 +44,12 @@ def test_text_classifier_missing_label_is_an_error():
         TextNaiveBayes().fit(["a b", "b c", "c d", "d a"], ["x", "y", np.nan, "x"])
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the scikit-learn wrapper turns y into a NumPy string array before bayesnb "
-    "sees it, so NaN arrives as the string 'nan' (fixed in bayesnb/sklearn.py)",
-)
-def test_sklearn_wrapper_missing_label_is_an_error():
+@pytest.mark.parametrize("missing", [np.nan, None, pd.NA])
+def test_sklearn_wrapper_missing_label_is_an_error(missing):
     from bayesnb.sklearn import NaiveBayesClassifier
 
-    with pytest.raises(ValueError, match="y"):
-        NaiveBayesClassifier().fit(np.arange(8.0).reshape(4, 2), ["x", "y", np.nan, "x"])
+    with pytest.raises(errors.InputError, match=r"^y has 1 missing label\(s\).*row\(s\) \[2\]"):
+        NaiveBayesClassifier().fit(np.arange(8.0).reshape(4, 2), ["x", "y", missing, "x"])
 
 
 def test_labels_keep_their_types():
