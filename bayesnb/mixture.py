@@ -414,6 +414,7 @@ class _Problem:
         n_sweeps = 1
         converged = False
         step_max = 1.0
+        rates: list = []  # the EM map's rate observed in every SQUAREM cycle
         target = tol * self.total_weight
 
         def accept(new_sweep: _Sweep) -> None:
@@ -444,7 +445,8 @@ class _Problem:
                 converged = True
                 break
             theta2 = self._m_step(sweep, restart, iteration + 1)
-            theta_x, alpha = _extrapolate(self, theta0, theta1, theta2, step_max)
+            theta_x, alpha, rate = _extrapolate(self, theta0, theta1, theta2, step_max)
+            rates.append(rate)
             trial = None
             if theta_x is not theta2:
                 trial = self._try(theta_x, buffers, first_objective)
@@ -459,6 +461,7 @@ class _Problem:
             else:
                 sweep, theta_next = trial
             accept(sweep)
+            accepted_objective = sweep.objective
             # The stabilizing EM step from the accepted point.
             state = (
                 theta_next if theta_next is not None else self._m_step(sweep, restart, len(history))
@@ -466,8 +469,8 @@ class _Problem:
             sweep = self.sweep(state, buffers)
             n_sweeps += 1
             accept(sweep)
-            checkpoints.append(sweep.objective)
-            if _converged(checkpoints, target):
+            cycle_gain = sweep.objective - start_objective
+            if _converged_cycle(cycle_gain, sweep.objective - accepted_objective, rates, target):
                 converged = True
                 break
         return _Run(
@@ -526,6 +529,8 @@ class _Problem:
         return None
 
 
+#: Cycles over which accelerated EM takes the largest observed rate of the EM map.
+_RATE_WINDOW = 6
 #: SQUAREM's bound on the step length grows (and shrinks) by this factor.
 _STEP_FACTOR = 4.0
 #: Components whose parameters (log-probabilities, standardized means, log-variances)
@@ -588,6 +593,26 @@ def _converged(checkpoints: list, target: float) -> bool:
     return rho < 1.0 and gains[-1] / (1.0 - rho) <= target
 
 
+def _converged_cycle(cycle_gain: float, em_gain: float, rates: list, target: float) -> bool:
+    """Whether an accelerated run is within ``target`` of its limit after a cycle.
+
+    The cycle's objective gain must be at most ``target``, and so must the remaining
+    gain extrapolated from the last EM step's gain ``em_gain``: near the optimum EM
+    contracts by a factor lambda per step, so its successive gains shrink by rho =
+    lambda^2, and ``em_gain / (1 - rho)`` bounds what is left (Aitken, with the rate
+    read off the parameters, since the cycles' extrapolations make the objective's own
+    ratios irregular). The rate observed in one cycle depends on how the step lines up
+    with EM's slowest direction, so lambda is the largest of the last
+    ``_RATE_WINDOW`` cycles'.
+    """
+    if cycle_gain <= 0.0:
+        return True
+    if cycle_gain > target or not rates:
+        return False
+    rho = max(rates[-_RATE_WINDOW:]) ** 2
+    return rho < 1.0 and max(em_gain, 0.0) / (1.0 - rho) <= target
+
+
 def _component_parts(problem: _Problem, state: _State, scales=None) -> list[np.ndarray]:
     """The parameters of ``state`` in unconstrained coordinates, component first:
     log-probabilities, means in units of ``scales`` (per Gaussian block; default: the
@@ -605,7 +630,8 @@ def _component_parts(problem: _Problem, state: _State, scales=None) -> list[np.n
 
 
 def _extrapolate(problem: _Problem, theta0: _State, theta1: _State, theta2: _State, step_max):
-    """SQUAREM's extrapolated point from two EM steps, and its step length alpha.
+    """SQUAREM's extrapolated point from two EM steps, its step length alpha, and the
+    EM map's observed rate ``|theta2 - theta1| / |theta1 - theta0|``.
 
     With r = theta1 - theta0 and v = theta2 - 2 theta1 + theta0 in unconstrained
     coordinates (log-probabilities of the component weights and of every discrete
@@ -628,15 +654,17 @@ def _extrapolate(problem: _Problem, theta0: _State, theta1: _State, theta2: _Sta
         r = np.where(finite, x1 - x0, 0.0)
         v = np.where(finite, x2 - 2.0 * x1 + x0, 0.0)
     sr, sv = float(np.sqrt(r @ r)), float(np.sqrt(v @ v))
+    second = r + v  # theta2 - theta1
+    rate = float(np.sqrt(second @ second)) / sr if sr > 0.0 else 0.0
     if not (sv > 0.0 and np.isfinite(sr / sv)):
-        return theta2, -1.0
+        return theta2, -1.0, rate
     alpha = min(-1.0, max(-sr / sv, -step_max))
     if alpha == -1.0:
-        return theta2, alpha
+        return theta2, alpha, rate
     x = np.where(finite, x0 - 2.0 * alpha * r + alpha * alpha * v, x2)
     if not np.all(np.isfinite(x[finite])):
-        return theta2, -1.0
-    return _from_vector(problem, x, theta2, scales), alpha
+        return theta2, -1.0, rate
+    return _from_vector(problem, x, theta2, scales), alpha, rate
 
 
 def _from_vector(problem: _Problem, x: np.ndarray, like: _State, scales: list) -> _State:
