@@ -11,8 +11,10 @@ internal layout (:meth:`bayesnb.families.Family.params_from`).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._given import source_value as _source_value
 from bayesnb.model import FittedModel
 
@@ -60,18 +62,41 @@ def component_labels(n_components, init) -> list:
     if n_components is None:
         weights = None if isinstance(init, str | np.ndarray) else _init_weights(init)
         if weights is None:
-            raise ValueError(
+            raise InputError(
                 "n_components=None needs init parameters that name the components; give "
                 "n_components as an int or a list of names."
             )
         return weights
-    if isinstance(n_components, int | np.integer) and not isinstance(n_components, bool):
+    if isinstance(n_components, bool | np.bool_):
+        raise InputTypeError(
+            f"n_components must be an int >= 1 or a list of component names; got "
+            f"{n_components!r} (bool). Give e.g. n_components=3."
+        )
+    if isinstance(n_components, int | np.integer):
         if n_components < 1:
-            raise ValueError(f"n_components must be >= 1; got {n_components}.")
+            raise InputError(
+                f"n_components must be an int >= 1 or a list of names; got {n_components}."
+            )
         return list(range(int(n_components)))
-    labels = list(n_components)
+    if isinstance(n_components, str | bytes):
+        raise InputTypeError(
+            f"n_components must be an int or a list of component names; got the string "
+            f"{n_components!r}, which is not a list of names. Give n_components=3, or "
+            f"n_components=[{n_components!r}] for a single component of that name."
+        )
+    if isinstance(n_components, float | np.floating):
+        raise InputTypeError(
+            f"n_components must be an int or a list of component names; got "
+            f"{n_components!r} (float). Give a whole number, e.g. n_components=3."
+        )
+    if not isinstance(n_components, list | tuple | range | np.ndarray | pd.Index | pd.Series):
+        raise InputTypeError(
+            f"n_components must be an int or a list of component names; got "
+            f"{type(n_components).__name__}. Give e.g. n_components=3 or ['a', 'b']."
+        )
+    labels = list(n_components.tolist() if hasattr(n_components, "tolist") else n_components)
     if not labels or len(set(labels)) != len(labels):
-        raise ValueError(
+        raise InputError(
             f"n_components must be a positive int or a list of distinct names; got {labels!r}."
         )
     return labels

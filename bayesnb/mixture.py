@@ -25,6 +25,7 @@ reports in :mod:`bayesnb.cluster_reports` and the teaching aids of seed 003 in
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 import warnings
@@ -39,6 +40,7 @@ from sklearn.exceptions import ConvergenceWarning
 from bayesnb import cluster_reports, model_choice
 from bayesnb._data import Table
 from bayesnb._starts import component_labels, start_params
+from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.families import Gaussian
 from bayesnb.model import FittedModel, estimate_all, feature_log_likelihood
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning
@@ -51,8 +53,13 @@ __all__ = [
     "fit_mixture",
 ]
 
-EM_ESTIMATES = ("ml", "map")
+EM_ESTIMATES = ("ml", "map", "mean")
 INITS = ("random", "uniform")
+
+#: Convergence: EM stops when the objective's remaining gain, extrapolated from the last
+#: gains (Aitken), is at most ``tol`` per row (of weight).
+DEFAULT_TOL = 1e-8
+DEFAULT_MAX_ITER = 2000
 
 
 class MonotonicityError(RuntimeError):
@@ -111,6 +118,8 @@ class _Run:
     resp: np.ndarray  # (K, n)
     converged: bool
     seconds: float = 0.0
+    n_sweeps: int = 0  # passes over the data, rejected extrapolations included
+    saddle: bool = False  # stopped where a perturbation raises the objective
 
 
 def _nbytes(enc) -> int:
@@ -157,7 +166,8 @@ class _Problem:
     """The declaration bound to the data, the data encoded once, and the EM steps.
 
     ``known`` gives the component code of every row, -1 where unknown
-    (semi-supervised fitting), or is None.
+    (semi-supervised fitting), or is None. ``sample_weight`` (validated, one per row)
+    or None weighs every row's responsibilities and log-likelihood.
     """
 
     def __init__(
@@ -165,40 +175,61 @@ class _Problem:
         model,
         table: Table,
         labels: list,
-        estimate: str,
-        class_estimate: str,
+        estimate: str | None,
+        class_estimate: str | None,
         known: np.ndarray | None = None,
+        sample_weight: np.ndarray | None = None,
     ):
         self.labels = list(labels)
         self.K = len(self.labels)
         self.n = table.n_rows
         self.table = table
-        self.blocks = model.bind(table)
+        self.weights = sample_weight
+        self.total_weight = float(self.n if sample_weight is None else sample_weight.sum())
+        self.blocks = model.bind(table, sample_weight)
         self.encoded = [b.encode_repeated(table.take(b.columns)) for b in self.blocks]
         self.class_prior = model.class_prior
         self.estimates = {
-            "class": class_estimate,
-            "features": {b.name: b.estimate or estimate for b in self.blocks},
+            "class": class_estimate or estimate or "mean",
+            "features": {
+                b.name: b.estimate or estimate or _default_estimate(b) for b in self.blocks
+            },
         }
         for b in self.blocks:
             method = self.estimates["features"][b.name]
             if method not in EM_ESTIMATES:
-                raise ValueError(
-                    f"feature {b.name!r} declares estimate={method!r}; EM needs 'ml' or "
-                    "'map', the estimators that maximize what the objective measures. Use "
-                    "estimate='map' (with alpha + 1 in place of alpha, the MAP equals the "
-                    "posterior mean of a Dirichlet)."
+                raise InputError(
+                    f"feature {b.name!r} declares estimate={method!r}; EM needs 'ml', 'map' "
+                    "or (for discrete features) 'mean', the estimators that maximize what "
+                    "the objective measures. Use estimate='map' or leave it unset."
+                )
+            if isinstance(b, Gaussian) and method == "mean":
+                raise InputError(
+                    f"Gaussian feature {b.name!r} would be estimated by estimate='mean'; EM's "
+                    "M-step must maximize the objective, and the posterior mean of a "
+                    "Gaussian's variance does not. Use estimate='map' for it (the default "
+                    "when estimate is not given), or declare Gaussian(estimate='map')."
                 )
             if isinstance(b, Gaussian) and b.ddof != 0 and method == "ml":
-                raise ValueError(
+                raise InputError(
                     f"Gaussian feature {b.name!r} has ddof={b.ddof}; EM's M-step must be the "
                     "maximum-likelihood 1/N variance. Declare Gaussian(ddof=0) or use "
                     "estimate='map'."
                 )
-        self.map_blocks = [
-            i for i, b in enumerate(self.blocks) if self.estimates["features"][b.name] == "map"
+        # The parts whose log prior density enters the objective: MAP under the declared
+        # prior (shift 0), and the posterior mean of a Dirichlet, which is the MAP under
+        # the prior with every concentration raised by one (shift 1).
+        shift = {"map": 0.0, "mean": 1.0}
+        self.prior_blocks = [
+            (i, shift[m])
+            for i, b in enumerate(self.blocks)
+            if (m := self.estimates["features"][b.name]) in shift
         ]
-        self.class_alpha = Dirichlet(self.class_prior.resolve(self.K))
+        self.class_prior_shift = shift.get(self.estimates["class"])
+        alpha = self.class_prior.resolve(self.K)
+        self.class_alpha = (
+            None if self.class_prior_shift is None else (Dirichlet(alpha + self.class_prior_shift))
+        )
         self.known = known
         step = _block_rows(self.encoded, self.n)
         starts = range(0, max(self.n, 1), step)  # no rows: one empty block, zero statistics
@@ -215,11 +246,16 @@ class _Problem:
 
     # -- objective --------------------------------------------------------------------
     def log_prior(self, state: _State) -> float:
-        """Log density of the priors of the MAP-estimated parts at the parameters."""
+        """Log density of the priors of the MAP- and mean-estimated parts at the
+        parameters (a mean-estimated Dirichlet part: the prior with alpha + 1)."""
         total = 0.0
-        for i in self.map_blocks:
-            total += self.blocks[i].log_prior(state.block_params[i])
-        if self.estimates["class"] == "map":
+        for i, shift in self.prior_blocks:
+            block = self.blocks[i]
+            if shift:
+                total += _raised_dirichlet_log_prior(block, state.block_params[i], shift)
+            else:
+                total += block.log_prior(state.block_params[i])
+        if self.class_alpha is not None:
             total += float(self.class_alpha.logpdf(np.exp(state.class_log_prob)))
         return total
 
@@ -241,22 +277,26 @@ class _Problem:
 
         Block by block (:attr:`row_blocks`): the block's joint log-likelihood,
         normalized over the components into responsibilities, then counted by the
-        families while the block is still in cache. The blocks' statistics merge by
+        families (each row's responsibilities times its weight) while the block is
+        still in cache. The blocks' statistics merge by
         :func:`bayesnb.sufficient.merge_stats`. ``out`` = ``(resp, row_ll)`` are
         buffers of shapes (K, n) and (n,) to fill (allocated when None).
         """
         resp, row_ll = (np.empty((self.K, self.n)), np.empty(self.n)) if out is None else out
         stats: list = [None] * len(self.blocks)
         class_counts = np.zeros(self.K)
+        w = self.weights
         for rows, fixed in zip(self.row_blocks, self.fixed, strict=True):
             encoded = [_take_rows(enc, rows) for enc in self.encoded]
             r = resp[:, rows]
             self._normalize(self.joint(state, encoded), r, row_ll[rows], rows.start, fixed)
+            if w is not None:
+                r = r * w[rows]
             for i, (block, enc) in enumerate(zip(self.blocks, encoded, strict=True)):
                 st = block.count(enc, r.T)
                 stats[i] = st if stats[i] is None else merge_stats(stats[i], st)
             class_counts += r.sum(axis=1)
-        loglik = float(row_ll.sum())
+        loglik = float(row_ll.sum() if w is None else row_ll @ w)
         return _Sweep(loglik + self.log_prior(state), loglik, row_ll, resp, stats, class_counts)
 
     @staticmethod
@@ -266,10 +306,11 @@ class _Problem:
         top = logj.max(axis=0)
         if not np.all(np.isfinite(top)):
             row = offset + int(np.flatnonzero(~np.isfinite(top))[0])
-            raise ValueError(
+            raise ZeroLikelihoodError(
                 f"row {row} has likelihood 0 under every component: each gives probability "
-                "0 to one of its values. Fit with estimate='map' under priors with "
-                "alpha > 1 so no probability is exactly 0."
+                "0 to one of its values. Fit with estimate='mean' (the default for discrete "
+                "features), or 'map' under priors with alpha > 1, so no probability is "
+                "exactly 0."
             )
         if fixed is not None:
             local, codes = fixed
@@ -286,7 +327,10 @@ class _Problem:
             row_ll[local] = known_joint
 
     def statistics(self, resp: np.ndarray) -> tuple[list, np.ndarray]:
-        """Statistics of every block and the class counts from responsibilities (K, n)."""
+        """Statistics of every block and the class counts from responsibilities (K, n),
+        each row's weighted by its sample weight."""
+        if self.weights is not None:
+            resp = resp * self.weights
         r = resp.T  # (n, K) view: the families' counting takes rows first
         stats = [b.count(enc, r) for b, enc in zip(self.blocks, self.encoded, strict=True)]
         return stats, resp.sum(axis=1)
@@ -295,10 +339,10 @@ class _Problem:
         """The M-step: parameters from expected statistics."""
         empty = np.flatnonzero(class_counts <= 0)
         if empty.size and "ml" in (self.estimates["class"], *self.estimates["features"].values()):
-            raise ValueError(
+            raise InputError(
                 f"component {self.labels[int(empty[0])]!r} has no members (total "
                 "responsibility 0), so its maximum-likelihood estimates are undefined. Use "
-                "estimate='map' with priors alpha > 1, or fewer components."
+                "estimate='map' or 'mean', or fewer components."
             )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ZeroProbabilityWarning)
@@ -318,39 +362,115 @@ class _Problem:
     def random_weights(self, rng: np.random.Generator) -> np.ndarray:
         """Random responsibilities plus one heavy seed row per component.
 
-        Every row gets Dirichlet(1) responsibilities, and K distinct random rows each
-        add ``n / K`` to one component, so component k starts as half the whole data
-        (slightly perturbed) and half its seed row: asymmetric, and never exactly
-        equal even when two seed rows coincide.
+        Every row gets Dirichlet(1) responsibilities, and K distinct random rows (of
+        positive weight) each add ``n / K`` rows' worth of weight to one component, so
+        component k starts as half the whole data (slightly perturbed) and half its
+        seed row: asymmetric, and never exactly equal even when two seed rows coincide.
         """
-        pool = np.arange(self.n) if self.known is None else np.flatnonzero(self.known < 0)
+        usable = np.ones(self.n, bool) if self.weights is None else self.weights > 0
+        pool = np.flatnonzero(usable if self.known is None else usable & (self.known < 0))
+        if len(pool) < self.K:
+            pool = np.flatnonzero(usable)
         if len(pool) < self.K:
             pool = np.arange(self.n)
         weights = rng.dirichlet(np.ones(self.K), size=self.n).T.copy()
         seeds = rng.choice(pool, size=self.K, replace=False)
-        weights[np.arange(self.K), seeds] += self.n / self.K
+        boost = self.total_weight / self.K
+        if self.weights is not None:
+            boost = boost / np.maximum(self.weights[seeds], 1e-300)
+        weights[np.arange(self.K), seeds] += boost
         return self.fix_known(weights)
 
     def uniform_weights(self) -> np.ndarray:
         return self.fix_known(np.full((self.K, self.n), 1.0 / self.K))
 
     # -- the loop -------------------------------------------------------------------------
-    def run(self, state: _State, max_iter: int, tol: float, restart: int) -> _Run:
-        """Iterate M-step and sweep from ``state``; one sweep reads the data once."""
+    def _m_step(self, sweep: _Sweep, restart: int, iteration: int) -> _State:
+        try:
+            return self.estimate(sweep.stats, sweep.class_counts)
+        except InputError as err:
+            raise InputError(f"EM restart {restart}, iteration {iteration}: {err}") from err
+
+    def run(
+        self, state: _State, max_iter: int, tol: float, restart: int, accelerate: bool = True
+    ) -> _Run:
+        """Iterate M-step and sweep from ``state``; one sweep reads the data once.
+
+        Plain EM takes one M-step and one sweep per iteration. Accelerated EM
+        (SQUAREM, Varadhan and Roland 2008, step length S3) runs in cycles: two EM
+        steps from the cycle's start, an extrapolation along them in unconstrained
+        coordinates (:func:`_extrapolate`), accepted only when its objective is at
+        least that of the first EM step (else the second EM step is taken instead),
+        then one EM step from the accepted point. Every accepted point is one entry of
+        the history, which is checked to increase (:func:`_check_increase`).
+        Convergence: :func:`_converged` on the objective at the end of every
+        iteration (plain) or cycle (accelerated), against ``tol`` per row.
+        """
         start = time.perf_counter()
         buffers = (np.empty((self.K, self.n)), np.empty(self.n))  # reused by every sweep
         sweep = self.sweep(state, buffers)
         history = [sweep.objective]
+        checkpoints = [sweep.objective]
+        n_sweeps = 1
         converged = False
-        for iteration in range(1, max_iter + 1):
-            try:
-                state = self.estimate(sweep.stats, sweep.class_counts)
-            except ValueError as err:
-                raise ValueError(f"EM restart {restart}, iteration {iteration}: {err}") from err
+        step_max = 1.0
+        rates: list = []  # the EM map's rate observed in every SQUAREM cycle
+        target = tol * self.total_weight
+
+        def accept(new_sweep: _Sweep) -> None:
+            history.append(new_sweep.objective)
+            _check_increase(history, self.n, len(history) - 1, restart)
+
+        while len(history) - 1 < max_iter:
+            iteration = len(history)
+            if not accelerate or max_iter - (len(history) - 1) < 3:
+                state = self._m_step(sweep, restart, iteration)
+                sweep = self.sweep(state, buffers)
+                n_sweeps += 1
+                accept(sweep)
+                checkpoints.append(sweep.objective)
+                if _converged(checkpoints, target):
+                    converged = True
+                    break
+                continue
+            # One SQUAREM cycle from theta0 = state.
+            theta0, start_objective = state, sweep.objective
+            theta1 = self._m_step(sweep, restart, iteration)
+            sweep = self.sweep(theta1, buffers)
+            n_sweeps += 1
+            accept(sweep)
+            first_objective = sweep.objective
+            if first_objective - start_objective <= 0:  # an EM fixed point, to round-off
+                state = theta1
+                converged = True
+                break
+            theta2 = self._m_step(sweep, restart, iteration + 1)
+            theta_x, alpha, rate = _extrapolate(self, theta0, theta1, theta2, step_max)
+            rates.append(rate)
+            trial = None
+            if theta_x is not theta2:
+                trial = self._try(theta_x, buffers, first_objective)
+                n_sweeps += 1
+            if trial is None and theta_x is not theta2:  # it would lower the objective
+                step_max = max(1.0, step_max / _STEP_FACTOR)
+            elif alpha <= -step_max:  # the step length reached its bound: let it grow
+                step_max *= _STEP_FACTOR
+            if trial is None:
+                sweep, theta_next = self.sweep(theta2, buffers), None
+                n_sweeps += 1
+            else:
+                sweep, theta_next = trial
+            accept(sweep)
+            accepted_objective = sweep.objective
+            # The stabilizing EM step from the accepted point.
+            state = (
+                theta_next if theta_next is not None else self._m_step(sweep, restart, len(history))
+            )
             sweep = self.sweep(state, buffers)
-            history.append(sweep.objective)
-            _check_increase(history, self.n, iteration, restart)
-            if history[-1] - history[-2] <= tol * self.n:
+            n_sweeps += 1
+            accept(sweep)
+            cycle_gain = sweep.objective - start_objective
+            if _converged_cycle(cycle_gain, sweep.objective - accepted_objective, rates, target):
                 converged = True
                 break
         return _Run(
@@ -361,7 +481,229 @@ class _Problem:
             sweep.resp,
             converged,
             seconds=time.perf_counter() - start,
+            n_sweeps=n_sweeps,
         )
+
+    def _try(self, theta: _State, buffers, floor: float):
+        """The sweep at an extrapolated ``theta`` and the EM step from it, or None when
+        the objective there falls below ``floor``, is not finite, or the step fails."""
+        try:
+            sweep = self.sweep(theta, buffers)
+            if not (np.isfinite(sweep.objective) and sweep.objective >= floor):
+                return None
+            return sweep, self.estimate(sweep.stats, sweep.class_counts)
+        except (ValueError, FloatingPointError):
+            return None
+
+    # -- saddle points ----------------------------------------------------------------------
+    def coinciding(self, state: _State) -> bool:
+        """Whether two components have the same parameters (to ``_SAME``): a point of
+        the subspace EM maps to itself, where it may stop at a saddle."""
+        if self.K < 2:
+            return False
+        rows = np.concatenate(
+            [np.reshape(part, (self.K, -1)) for part in _component_parts(self, state)], axis=1
+        )
+        rows = np.where(np.isfinite(rows), rows, 0.0)
+        for k in range(self.K):
+            gaps = np.abs(rows[k + 1 :] - rows[k]).max(axis=1, initial=0.0)
+            if np.any(gaps <= _SAME):
+                return True
+        return False
+
+    def probe(self, run: _Run, max_iter: int, tol: float, restart: int, accelerate: bool):
+        """EM from the converged ``run``'s responsibilities, slightly perturbed (a seeded
+        random factor ``exp(0.1 u)``, u standard normal, on every responsibility).
+
+        Returns the probe's run when its objective rose above the run's beyond
+        round-off and ``tol`` (the point was a saddle), else None.
+        """
+        rng = np.random.default_rng([restart, 20080101])
+        resp = run.resp * np.exp(_PROBE_SCALE * rng.standard_normal(run.resp.shape))
+        resp /= resp.sum(axis=0)
+        state = self.estimate(*self.statistics(self.fix_known(resp)))
+        probe = self.run(state, max_iter, tol, restart, accelerate)
+        top = run.history[-1]
+        if probe.history[-1] > top + _saddle_slack(top, self.n, tol * self.total_weight):
+            return probe
+        return None
+
+
+#: Cycles over which accelerated EM takes the largest observed rate of the EM map.
+_RATE_WINDOW = 6
+#: SQUAREM's bound on the step length grows (and shrinks) by this factor.
+_STEP_FACTOR = 4.0
+#: Components whose parameters (log-probabilities, standardized means, log-variances)
+#: differ by at most this much coincide.
+_SAME = 1e-6
+#: The scale of the perturbation that probes a stopping point for a saddle.
+_PROBE_SCALE = 0.1
+
+
+def _default_estimate(block) -> str:
+    """EM's estimator of a feature when none is given: the posterior mean of a discrete
+    (Dirichlet/Beta) feature, the posterior mode of a Gaussian."""
+    return "map" if isinstance(block, Gaussian) else "mean"
+
+
+def _raised_dirichlet_log_prior(block, params: dict, shift: float) -> float:
+    """Log density at ``params`` of the block's Dirichlet prior with every
+    concentration raised by ``shift``: the objective's prior term of a block whose
+    M-step is the posterior mean (the mode of that raised prior's posterior)."""
+    logp = params["log_prob"]
+    alpha = np.broadcast_to(block._alpha(logp.shape[0], logp.shape[1:]), logp.shape) + shift
+    segments = block._segments()
+    if segments is None:
+        return float(Dirichlet(alpha).logpdf(np.exp(logp)).sum())
+    bounds = np.append(segments, logp.shape[-1])
+    return sum(
+        float(Dirichlet(alpha[..., a:b]).logpdf(np.exp(logp[..., a:b])).sum())
+        for a, b in itertools.pairwise(bounds)
+    )
+
+
+def _saddle_slack(objective: float, n: int, target: float) -> float:
+    """How far above a stopping point a probe must climb to show it was a saddle:
+    beyond round-off and the convergence tolerance."""
+    return 1e-9 * (abs(objective) + n) + target
+
+
+def _converged(checkpoints: list, target: float) -> bool:
+    """Whether the objective, observed at ``checkpoints``, is within ``target`` of its
+    limit.
+
+    The last gain g and the ratio of successive gains rho (the larger of the last two
+    ratios) extrapolate the remaining gains as a geometric series (Aitken's delta-squared):
+    the limit lies about ``g / (1 - rho)`` above the previous checkpoint, and EM stops
+    when that is at most ``target``. A gain of 0 (or below, by round-off) is a fixed
+    point; gains that do not shrink (rho >= 1) are not converging yet. Slow progress
+    (rho near 1) thus does not stop EM, unlike a bound on the last gain alone.
+    """
+    if len(checkpoints) < 2:
+        return False
+    gains = np.diff(checkpoints[-4:])
+    if gains[-1] <= 0.0:
+        return True
+    if len(gains) < 2:
+        return False
+    previous = gains[:-1]
+    if np.any(previous <= 0.0):
+        return False
+    rho = float(np.max(gains[1:] / previous))
+    return rho < 1.0 and gains[-1] / (1.0 - rho) <= target
+
+
+def _converged_cycle(cycle_gain: float, em_gain: float, rates: list, target: float) -> bool:
+    """Whether an accelerated run is within ``target`` of its limit after a cycle.
+
+    The cycle's objective gain must be at most ``target``, and so must the remaining
+    gain extrapolated from the last EM step's gain ``em_gain``: near the optimum EM
+    contracts by a factor lambda per step, so its successive gains shrink by rho =
+    lambda^2, and ``em_gain / (1 - rho)`` bounds what is left (Aitken, with the rate
+    read off the parameters, since the cycles' extrapolations make the objective's own
+    ratios irregular). The rate observed in one cycle depends on how the step lines up
+    with EM's slowest direction, so lambda is the largest of the last
+    ``_RATE_WINDOW`` cycles'.
+    """
+    if cycle_gain <= 0.0:
+        return True
+    if cycle_gain > target or not rates:
+        return False
+    rho = max(rates[-_RATE_WINDOW:]) ** 2
+    return rho < 1.0 and max(em_gain, 0.0) / (1.0 - rho) <= target
+
+
+def _component_parts(problem: _Problem, state: _State, scales=None) -> list[np.ndarray]:
+    """The parameters of ``state`` in unconstrained coordinates, component first:
+    log-probabilities, means in units of ``scales`` (per Gaussian block; default: the
+    square root of the mean variance over the components) and log-variances."""
+    parts = []
+    for i, params in enumerate(state.block_params):
+        if "log_prob" in params:
+            parts.append(params["log_prob"])
+        else:
+            var = params["var"]
+            scale = np.sqrt(var.mean(axis=0)) if scales is None else scales[i]
+            parts.append(params["mu"] / scale)
+            parts.append(np.log(var))
+    return parts
+
+
+def _extrapolate(problem: _Problem, theta0: _State, theta1: _State, theta2: _State, step_max):
+    """SQUAREM's extrapolated point from two EM steps, its step length alpha, and the
+    EM map's observed rate ``|theta2 - theta1| / |theta1 - theta0|``.
+
+    With r = theta1 - theta0 and v = theta2 - 2 theta1 + theta0 in unconstrained
+    coordinates (log-probabilities of the component weights and of every discrete
+    feature, Gaussian means over their scale, log-variances), the S3 step length
+    ``alpha = -|r| / |v|``, bounded to ``[-step_max, -1]``, gives
+    ``theta0 - 2 alpha r + alpha^2 v``; alpha = -1 is ``theta2`` itself. Every
+    distribution is then normalized again (a log-sum-exp over its categories), and an
+    entry that is not finite in one of the three points (a probability 0) keeps its
+    value in ``theta2``.
+    """
+    scales = [np.sqrt(p["var"].mean(axis=0)) if "var" in p else None for p in theta0.block_params]
+
+    def vector(state):
+        parts = [state.class_log_prob, *_component_parts(problem, state, scales)]
+        return np.concatenate([np.ravel(p) for p in parts])
+
+    x0, x1, x2 = vector(theta0), vector(theta1), vector(theta2)
+    finite = np.isfinite(x0) & np.isfinite(x1) & np.isfinite(x2)
+    with np.errstate(invalid="ignore"):  # -inf - -inf where a probability is 0: masked
+        r = np.where(finite, x1 - x0, 0.0)
+        v = np.where(finite, x2 - 2.0 * x1 + x0, 0.0)
+    sr, sv = float(np.sqrt(r @ r)), float(np.sqrt(v @ v))
+    second = r + v  # theta2 - theta1
+    rate = float(np.sqrt(second @ second)) / sr if sr > 0.0 else 0.0
+    if not (sv > 0.0 and np.isfinite(sr / sv)):
+        return theta2, -1.0, rate
+    alpha = min(-1.0, max(-sr / sv, -step_max))
+    if alpha == -1.0:
+        return theta2, alpha, rate
+    x = np.where(finite, x0 - 2.0 * alpha * r + alpha * alpha * v, x2)
+    if not np.all(np.isfinite(x[finite])):
+        return theta2, -1.0, rate
+    return _from_vector(problem, x, theta2, scales), alpha, rate
+
+
+def _from_vector(problem: _Problem, x: np.ndarray, like: _State, scales: list) -> _State:
+    """The state whose unconstrained coordinates are ``x`` (laid out as in
+    :func:`_extrapolate`), every distribution normalized again."""
+    at = 0
+
+    def take(shape):
+        nonlocal at
+        size = math.prod(shape)
+        out = x[at : at + size].reshape(shape)
+        at += size
+        return out
+
+    class_log_prob = _log_normalized(take(like.class_log_prob.shape), None)
+    block_params = []
+    for block, params, scale in zip(problem.blocks, like.block_params, scales, strict=True):
+        if "log_prob" in params:
+            logp = take(params["log_prob"].shape)
+            block_params.append({"log_prob": _log_normalized(logp, block._segments())})
+        else:
+            mu = take(params["mu"].shape) * scale
+            block_params.append({"mu": mu, "var": np.exp(take(params["var"].shape))})
+    return _State(block_params, class_log_prob)
+
+
+def _log_normalized(logp: np.ndarray, segments) -> np.ndarray:
+    """``logp`` minus the log-sum-exp of every distribution on its last axis (of every
+    segment of it, when ``segments`` gives their starts)."""
+    top = np.max(logp, axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        p = np.exp(logp - top)
+        if segments is None:
+            total = p.sum(axis=-1, keepdims=True)
+        else:
+            sizes = np.diff(np.append(segments, logp.shape[-1]))
+            total = np.repeat(np.add.reduceat(p, segments, axis=-1), sizes, axis=-1)
+        return logp - top - np.log(total)
 
 
 def _check_increase(history: list, n: int, iteration: int, restart: int) -> None:
@@ -388,18 +730,27 @@ def _problem_at(model, X, params, feature_names=None) -> tuple[_Problem, _State]
 
 
 def _known_codes(y, labels: list, n: int) -> np.ndarray:
-    values = pd.Series(y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y, dtype=object))
+    values = _label_series(y)
     if len(values) != n:
-        raise ValueError(f"y has {len(values)} entries for {n} rows of X.")
+        raise InputError(f"y has {len(values)} entries for {n} rows of X; give one per row.")
     missing = values.isna().to_numpy()
     codes = pd.Index(labels).get_indexer(values.where(~missing)).astype(np.intp)
     stray = (codes < 0) & ~missing
     if stray.any():
-        raise ValueError(
+        raise InputError(
             f"y has the label {values[stray].iloc[0]!r}, which is not among the components "
             f"{labels!r}. Give n_components as the list of every label."
         )
     return np.where(missing, -1, codes)
+
+
+def _label_series(y) -> pd.Series:
+    """``y`` as an object Series: a missing label (NaN, None, pd.NA, NaT) stays missing."""
+    if isinstance(y, pd.Series):
+        return pd.Series(y.to_numpy(dtype=object, na_value=None))
+    if isinstance(y, pd.api.extensions.ExtensionArray | pd.Index):
+        return pd.Series(np.asarray(y, dtype=object))
+    return pd.Series(np.asarray(y, dtype=object).ravel() if np.ndim(y) else [y])
 
 
 # ----------------------------------------------------------------------------------------
@@ -414,12 +765,14 @@ def fit_mixture(
     *,
     y=None,
     method: str = "em",
-    estimate: str = "map",
+    estimate: str | None = None,
     class_estimate: str | None = None,
     init="random",
     n_init: int = 5,
-    max_iter: int = 1000,
-    tol: float = 1e-6,
+    max_iter: int = DEFAULT_MAX_ITER,
+    tol: float = DEFAULT_TOL,
+    accelerate: bool = True,
+    sample_weight=None,
     random_state=None,
     feature_names=None,
 ) -> MixtureFit:
@@ -435,37 +788,60 @@ def fit_mixture(
     X : DataFrame, ndarray or sparse matrix
         The features only. Missing values (NaN/None) are marginalized exactly.
     n_components : int or list, default 2
-        The number of components K, or their names. ``None`` takes them from
-        ``init`` parameters.
+        The number of components K, or their names (a list; a string is not taken
+        for a list of names). ``None`` takes them from ``init`` parameters.
     y : array_like, optional
-        Semi-supervised fitting: the known component of each row, with NaN/None
-        where unknown. Known rows keep their component in every E-step. With an int
-        ``n_components`` the components are the sorted known labels.
+        Semi-supervised fitting: the known component of each row; a missing label
+        (NaN, None, ``pd.NA``) means the row's component is unknown. Known rows keep
+        their component in every E-step. With an int ``n_components`` the components
+        are the sorted known labels.
     method : {"em"}
-        Expectation-maximization.
-    estimate : {"map", "ml"}
-        M-step estimator for every feature without its own ``estimate``: the
-        posterior mode under the declared priors (MAP-EM) or maximum likelihood.
-    class_estimate : {"map", "ml"}, optional
-        Estimator of the component weights (default: ``estimate``).
+        Expectation-maximization (MCMC clustering is not available in this version).
+    estimate : {None, "mean", "map", "ml"}
+        M-step estimator for every feature without its own ``estimate``. ``None``
+        (default) chooses per family: ``"mean"`` for discrete features (Bernoulli,
+        Categorical, Binned, Multinomial under their Dirichlet/Beta prior) and
+        ``"map"`` for Gaussian ones (the Normal-Inverse-Gamma mode, whose variance is
+        never 0). ``"mean"``, the posterior mean of a Dirichlet(alpha), is the
+        posterior mode under Dirichlet(alpha + 1), so EM maximizes the objective with
+        that prior's log density and stays monotone; it gives smoothed probabilities,
+        never 0. A Gaussian feature cannot take ``"mean"`` (its posterior mean
+        variance maximizes nothing EM measures): use ``"map"``. ``"map"``: the
+        posterior mode under the declared priors (MAP-EM). ``"ml"``: maximum
+        likelihood.
+    class_estimate : {"mean", "map", "ml"}, optional
+        Estimator of the component weights; default ``estimate``, or ``"mean"`` when
+        ``estimate`` is None (the mode under the class prior's Dirichlet(alpha + 1)).
     init : "random", "uniform", ndarray, Dataset, dict or fitted model
         ``"random"`` (default): random responsibilities plus one heavy random seed
         row per component, a random asymmetric start. ``"uniform"``: every
         component equal to the whole data, the symmetric saddle point that EM cannot
-        leave (for teaching). An (n, K) array: starting responsibilities (rows
-        summing to 1). Parameters in the layout of :attr:`MixtureFit.params` (an
-        ``xarray.Dataset`` or a dict with ``class_prob`` and one entry per feature,
-        one per column of a Categorical or Binned block), or a fitted model of the
-        same declaration: the starting parameters.
+        leave (for teaching: the fit warns and reports ``saddle=True``). An (n, K)
+        array: starting responsibilities (rows summing to 1). Parameters in the
+        layout of :attr:`MixtureFit.params` (an ``xarray.Dataset`` or a dict with
+        ``class_prob`` and one entry per feature, one per column of a Categorical or
+        Binned block), or a fitted model of the same declaration: the starting
+        parameters.
     n_init : int, default 5
         Random restarts; the fit with the highest final objective is returned and
         every restart stays in :attr:`MixtureFit.restarts`. Only with
         ``init="random"``.
-    max_iter : int, default 1000
-        Iterations (one M-step and one E-step each) per restart. Reaching it without
-        converging raises a ``ConvergenceWarning``.
-    tol : float, default 1e-6
-        Convergence when the objective gains at most ``tol`` per row in an iteration.
+    max_iter : int, default 2000
+        EM steps (one M-step and one sweep over the data each, counting accelerated
+        points) per restart. Reaching it without converging raises a
+        ``ConvergenceWarning``.
+    tol : float, default 1e-8
+        Convergence when the objective's remaining gain, extrapolated from its last
+        gains (Aitken's delta-squared: the last gain over one minus the ratio of
+        successive gains), is at most ``tol`` per row. Slow progress therefore does
+        not stop EM early.
+    accelerate : bool, default True
+        SQUAREM (Varadhan and Roland, 2008): extrapolate along two EM steps, keep the
+        extrapolated point only when it does not lower the objective, then take one EM
+        step from it. The objective still never decreases. ``False``: plain EM.
+    sample_weight : array_like, optional
+        Non-negative row weights: a row of weight 2 counts as the row twice (its
+        responsibilities and its log-likelihood are multiplied by 2).
     random_state : int, numpy Generator or None
     feature_names : list, optional
         Column names for an array ``X``.
@@ -488,12 +864,20 @@ def fit_mixture(
               + \\sum_j \\log p(x_{ij} \\mid \\theta_{mj})\\Big],
 
     a missing :math:`x_{ij}` dropping out of the sum. The M-step estimates from the
-    expected statistics, e.g. :math:`E[N_k] = \\sum_i r_{ik}` and
-    :math:`E[N_{kjv}] = \\sum_{i: x_{ij} = v} r_{ik}`. The objective is the
-    log-likelihood :math:`\\sum_i \\log\\sum_k \\pi_k p(x_i \\mid \\theta_k)` (ML-EM),
-    plus :math:`\\log p(\\theta)` of the priors of the MAP-estimated parts (MAP-EM);
-    EM never decreases it. Known rows (``y``) contribute
-    :math:`\\log \\pi_{y_i} p(x_i \\mid \\theta_{y_i})` instead.
+    expected statistics, e.g. :math:`E[N_k] = \\sum_i w_i r_{ik}` and
+    :math:`E[N_{kjv}] = \\sum_{i: x_{ij} = v} w_i r_{ik}` (weights :math:`w_i`, 1
+    by default). The objective is the log-likelihood
+    :math:`\\sum_i w_i \\log\\sum_k \\pi_k p(x_i \\mid \\theta_k)`, plus
+    :math:`\\log p(\\theta)` of the priors of the MAP-estimated parts and of the
+    Dirichlet(alpha + 1) priors of the mean-estimated parts; EM never decreases it.
+    Known rows (``y``) contribute :math:`\\log \\pi_{y_i} p(x_i \\mid \\theta_{y_i})`
+    instead.
+
+    After convergence, a stopping point where two components coincide is probed
+    with slightly perturbed responsibilities: when EM then climbs above it, it was
+    a saddle. A random restart leaves it (EM goes on from the perturbed point);
+    any other start is reported with ``saddle=True``, ``converged=False`` and a
+    ``ConvergenceWarning``.
 
     Examples
     --------
@@ -507,37 +891,50 @@ def fit_mixture(
     True
     """
     if method != "em":
-        raise ValueError(
-            f"method must be 'em' (expectation-maximization); got {method!r}. For posterior "
-            "sampling, build the PyMC model from the same declaration."
+        if method == "mcmc":
+            raise InputError(
+                "method='mcmc': MCMC clustering is not available yet in this version of "
+                "bayesnb; only method='em' (expectation-maximization) is. Use method='em'."
+            )
+        raise InputError(
+            f"method must be 'em' (expectation-maximization); got {method!r}. MCMC "
+            "clustering is not available yet in this version."
         )
     for name, value in (("estimate", estimate), ("class_estimate", class_estimate)):
-        if value is not None and value not in EM_ESTIMATES:
-            raise ValueError(
-                f"{name} must be 'map' or 'ml' for EM; got {value!r}. EM's M-step must "
-                "maximize its objective: the posterior mean and predictive do not. Use "
-                "'map' (a Dirichlet with alpha + 1 gives the mean's smoothing)."
+        if value is not None and (not isinstance(value, str) or value not in EM_ESTIMATES):
+            raise InputError(
+                f"{name} must be None, 'mean', 'map' or 'ml' for EM; got {value!r}. EM's "
+                "M-step must maximize its objective: the posterior predictive does not. "
+                "Leave it unset for the per-family default."
             )
-    for name, value, low in (("n_init", n_init, 1), ("max_iter", max_iter, 1)):
-        if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
-            raise ValueError(f"{name} must be an int >= {low}; got {value!r}.")
-    if not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}.")
+    n_init = _check_count("n_init", n_init)
+    max_iter = _check_count("max_iter", max_iter)
+    tol = _check_tol(tol)
+    if not isinstance(accelerate, bool | np.bool_):
+        raise InputTypeError(f"accelerate must be True or False; got {accelerate!r}.")
+    _check_random_state(random_state)
     if isinstance(init, str) and init not in INITS:
-        raise ValueError(f"init must be one of {INITS}, an array or parameters; got {init!r}.")
+        raise InputError(f"init must be one of {INITS}, an array or parameters; got {init!r}.")
     given_start = not (isinstance(init, str) and init == "random")
     if given_start and n_init != 1:
-        raise ValueError(
+        raise InputError(
             f"n_init={n_init} restarts need random starts, but init={_describe(init)} is "
             "deterministic. Use n_init=1, or init='random'."
         )
 
     table = Table(X, feature_names=feature_names)
-    if y is not None and isinstance(n_components, int | np.integer):
-        known = pd.Series(np.asarray(y, dtype=object)).dropna()
+    weights = _check_sample_weight(sample_weight, table.n_rows)
+    if (
+        y is not None
+        and isinstance(n_components, int | np.integer)
+        and not isinstance(n_components, bool)
+    ):
+        known = _label_series(y).dropna()
         labels = sorted(pd.unique(known).tolist())
-        if len(labels) != n_components:
-            raise ValueError(
+        if not labels:  # every label missing: nothing is known
+            labels = component_labels(n_components, init)
+        elif len(labels) != n_components:
+            raise InputError(
                 f"y names {len(labels)} known component(s) {labels[:10]!r} but "
                 f"n_components={n_components}. Give n_components as the list of every "
                 "component name."
@@ -545,42 +942,153 @@ def fit_mixture(
     else:
         labels = component_labels(n_components, init)
     if not given_start and len(labels) > table.n_rows:
-        raise ValueError(
+        raise InputError(
             f"n_components={len(labels)} exceeds the {table.n_rows} rows of X; use at most "
             "one component per row."
         )
     known = None if y is None else _known_codes(y, labels, table.n_rows)
-    problem = _Problem(model, table, labels, estimate, class_estimate or estimate, known)
+    problem = _Problem(model, table, labels, estimate, class_estimate, known, weights)
 
     rng = np.random.default_rng(random_state)
     runs = []
     for restart in range(n_init):
         if isinstance(init, str):
-            weights = problem.random_weights(rng) if init == "random" else problem.uniform_weights()
-            state = problem.estimate(*problem.statistics(weights))
+            start = problem.random_weights(rng) if init == "random" else problem.uniform_weights()
+            state = problem.estimate(*problem.statistics(start))
         elif isinstance(init, np.ndarray):
-            weights = problem.fix_known(_check_resp(init, table.n_rows, problem.K))
-            state = problem.estimate(*problem.statistics(weights))
+            start = problem.fix_known(_check_resp(init, table.n_rows, problem.K))
+            state = problem.estimate(*problem.statistics(start))
         else:
             state = _State(*start_params(problem.blocks, problem.K, init))
-        runs.append(problem.run(state, int(max_iter), float(tol), restart))
+        run = problem.run(state, max_iter, tol, restart, accelerate)
+        runs.append(_leave_saddles(problem, run, max_iter, tol, restart, accelerate, given_start))
 
     fits = [MixtureFit._from_run(problem, run, init=_describe(init)) for run in runs]
     best = int(np.argmax([f.objective for f in fits]))
     for fit in fits:
         fit.restarts = fits
         fit.best_restart = best
-    stalled = [i for i, f in enumerate(fits) if not f.converged]
+    stalled = [i for i, f in enumerate(fits) if not f.converged and not f.saddle]
     if stalled:
-        which = "" if fits[best].converged else ", the best one included"
+        which = "" if fits[best].converged or fits[best].saddle else ", the best one included"
         warnings.warn(
             f"EM reached max_iter={max_iter} without converging (tol={tol:g} per row) in "
             f"{len(stalled)} of {n_init} restart(s){which}. Raise max_iter or tol.",
             ConvergenceWarning,
             stacklevel=3,
         )
+    if fits[best].saddle:
+        warnings.warn(
+            f"EM stopped at a saddle point (init={_describe(init)}): components "
+            "coincide there, and EM from slightly perturbed responsibilities climbs "
+            f"above its objective {fits[best].objective:.10g}, so it is not a maximum. "
+            "The fit reports converged=False and saddle=True. init='uniform' starts on "
+            "this symmetric saddle, which EM cannot leave; use init='random' (the "
+            "default) or a start whose components differ.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     _warn_zeros(fits[best])
     return fits[best]
+
+
+def _leave_saddles(problem, run: _Run, max_iter, tol, restart, accelerate, given_start) -> _Run:
+    """Probe a converged run whose components coincide (:meth:`_Problem.probe`).
+
+    A random start at a saddle continues from the probe (its history goes on from the
+    first point above the saddle's objective), at most K - 1 times; a given start is
+    marked ``saddle`` and not converged instead.
+    """
+    for _ in range(max(1, problem.K - 1)):
+        if not (run.converged and problem.coinciding(run.state)):
+            return run
+        probe = problem.probe(run, max_iter, tol, restart, accelerate)
+        if probe is None:
+            return run
+        if given_start:
+            run.saddle, run.converged = True, False
+            run.n_sweeps += probe.n_sweeps
+            return run
+        top = run.history[-1]
+        climbed = [h for h in probe.history if h > top]
+        probe.history = run.history + climbed
+        probe.n_sweeps += run.n_sweeps
+        probe.seconds += run.seconds
+        run = probe
+    return run
+
+
+def _check_count(name: str, value) -> int:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise InputTypeError(
+            f"{name} must be an int >= 1; got {value!r} ({type(value).__name__}). Give a "
+            f"whole number, e.g. {name}=10."
+        )
+    if value < 1:
+        raise InputError(f"{name} must be an int >= 1; got {value!r}.")
+    return int(value)
+
+
+def _check_tol(tol) -> float:
+    number = int | float | np.integer | np.floating
+    if isinstance(tol, bool | np.bool_) or not isinstance(tol, number):
+        raise InputTypeError(
+            f"tol must be a finite number >= 0 (per row); got {tol!r} ({type(tol).__name__}). "
+            f"Give a float such as tol={DEFAULT_TOL:g}."
+        )
+    if not np.isfinite(tol) or tol < 0:
+        raise InputError(
+            f"tol must be a finite number >= 0 (per row); got {tol!r}. Give a float such "
+            f"as tol={DEFAULT_TOL:g}."
+        )
+    return float(tol)
+
+
+def _check_random_state(random_state) -> None:
+    ok = (
+        random_state is None
+        or isinstance(
+            random_state, np.random.Generator | np.random.SeedSequence | np.random.BitGenerator
+        )
+        or (isinstance(random_state, int | np.integer) and not isinstance(random_state, bool))
+    )
+    if not ok:
+        raise InputTypeError(
+            f"random_state must be None, an int >= 0 or a numpy Generator; got "
+            f"{random_state!r} ({type(random_state).__name__}). Give e.g. random_state=0."
+        )
+    if isinstance(random_state, int | np.integer) and random_state < 0:
+        raise InputError(f"random_state must be an int >= 0; got {random_state!r}.")
+
+
+def _check_sample_weight(sample_weight, n: int) -> np.ndarray | None:
+    """The validated row weights (float, one per row), or None."""
+    if sample_weight is None:
+        return None
+    values = np.asarray(sample_weight)
+    if values.dtype.kind not in "iuf" or values.dtype == bool:
+        raise InputTypeError(
+            f"sample_weight must be numbers, one per row; got dtype {values.dtype}. Give "
+            "non-negative floats."
+        )
+    w = values.astype(float)
+    if w.shape != (n,):
+        raise InputError(
+            f"sample_weight must be {n} numbers, one per row of X; got shape {w.shape}."
+        )
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"sample_weight must be finite and >= 0; row {row} has {w[row]!r}. Drop the "
+            "row or give it weight 0."
+        )
+    if n and not w.any():
+        raise InputError(
+            "sample_weight is zero for every row, so there is nothing to cluster; give at "
+            "least one row a positive weight."
+        )
+    return w
 
 
 def _describe(init) -> str:
@@ -594,16 +1102,16 @@ def _describe(init) -> str:
 def _check_resp(resp, n: int, K: int) -> np.ndarray:
     resp = np.asarray(resp, dtype=float)
     if resp.shape != (n, K):
-        raise ValueError(
+        raise InputError(
             f"init responsibilities must have shape (n_rows, n_components) = ({n}, {K}); got "
             f"{resp.shape}."
         )
     if not np.all(np.isfinite(resp)) or np.any(resp < 0):
-        raise ValueError("init responsibilities must be finite and >= 0.")
+        raise InputError("init responsibilities must be finite and >= 0.")
     sums = resp.sum(axis=1)
     if not np.allclose(sums, 1.0, atol=1e-8):
         row = int(np.flatnonzero(~np.isclose(sums, 1.0, atol=1e-8))[0])
-        raise ValueError(
+        raise InputError(
             f"init responsibilities must sum to 1 in every row; row {row} sums to "
             f"{sums[row]!r}. Divide by the row sums."
         )
@@ -647,7 +1155,14 @@ class MixtureFit(FittedModel):
     objective : float
         ``history[-1]``.
     n_iter : int
-        Iterations run. ``converged`` tells whether ``tol`` was met.
+        EM steps taken (accepted points after the start). ``converged`` tells whether
+        ``tol`` was met.
+    n_sweeps : int
+        Passes over the data, including accelerated points that were tried and
+        rejected and the probe of a saddle.
+    saddle : bool
+        True when EM stopped at a saddle it could not leave (a non-random start whose
+        components coincide, such as ``init="uniform"``); ``converged`` is then False.
     responsibilities : ndarray (n, K)
         :math:`P(C_i = k \\mid x_i)` of the training rows (known rows one-hot).
     restarts : list of MixtureFit
@@ -668,6 +1183,8 @@ class MixtureFit(FittedModel):
     n_samples = None
     init = None
     seconds = None
+    n_sweeps = None
+    saddle = False
 
     @classmethod
     def _at(cls, problem: _Problem, state: _State) -> MixtureFit:
@@ -698,6 +1215,8 @@ class MixtureFit(FittedModel):
         fit.n_samples = problem.n
         fit.init = init
         fit.seconds = run.seconds
+        fit.n_sweeps = run.n_sweeps
+        fit.saddle = bool(run.saddle)
         return fit
 
     def __repr__(self) -> str:
@@ -786,6 +1305,7 @@ class MixtureFit(FittedModel):
                 "n_iter": self.n_iter,
                 "converged": self.converged,
                 "n_samples": self.n_samples,
+                "saddle": self.saddle,
             }
         return config
 
@@ -800,3 +1320,4 @@ class MixtureFit(FittedModel):
         self.n_iter = int(diagnostics["n_iter"])
         self.converged = bool(diagnostics["converged"])
         self.n_samples = int(diagnostics["n_samples"])
+        self.saddle = bool(diagnostics.get("saddle", False))

@@ -18,6 +18,7 @@ import pandas as pd
 from scipy import sparse
 
 from bayesnb._data import Table
+from bayesnb.errors import InputError
 from bayesnb.families._kernels import _xlogp_sum
 from bayesnb.model import log_sum_exp_rows, normalize
 from bayesnb.priors import Dirichlet
@@ -65,10 +66,16 @@ def compare_components(
     """
     for key in ("y", "init", "n_components"):
         if key in options:
-            raise ValueError(
+            raise InputError(
                 f"compare_components varies K itself, so {key}= cannot be given; fit a "
                 "single K with model.cluster for that."
             )
+    if options.get("sample_weight") is not None:
+        raise InputError(
+            "compare_components does not take sample_weight: its Cheeseman-Stutz and "
+            "pattern statistics count every row once. Repeat the rows instead, or fit "
+            "each K with model.cluster(..., sample_weight=...) and compare log_likelihood."
+        )
     if not (isinstance(k_min, int) and isinstance(k_max, int) and 1 <= k_min <= k_max):
         raise ValueError(f"need ints 1 <= k_min <= k_max; got k_min={k_min!r}, k_max={k_max!r}.")
     rows, fits = [], {}
