@@ -652,9 +652,9 @@ class NormalInverseGamma:
             """'class c, column j' of the first entry of the mask ``bad``."""
             at = np.argwhere(np.atleast_2d(bad))[0]
             k, j = int(at[0]), int(at[-1])
-            label = labels[k] if labels is not None and k < len(labels) else f"#{k}"
-            column = columns[j] if columns is not None and j < len(columns) else f"#{j}"
-            return f"class {label!r}, column {column!r}"
+            label = repr(labels[k]) if labels is not None and k < len(labels) else f"#{k}"
+            column = repr(columns[j]) if columns is not None and j < len(columns) else f"#{j}"
+            return f"class {label}, column {column}"
 
         if estimate == "ml":
             few = np.broadcast_to(n - ddof <= 0, np.broadcast_shapes(n.shape, ss.shape))
