@@ -547,30 +547,47 @@ def _first_values(row, w, centre, fresh):
 
 
 @_inline
-def _centred_sums(row, w, centre, bn, bs, bss):
-    """Add the row's weight, weighted deviation from ``centre`` and weighted squared
-    deviation to ``bn``/``bs``/``bss``; a missing (NaN) entry adds nothing."""
-    for j in range(len(row)):
-        v = row[j]
-        ok = v == v
-        d = v - centre[j] if ok else 0.0
-        wd = w * d
-        bn[j] += w if ok else 0.0
-        bs[j] += wd
-        bss[j] += wd * d
+def _centred_sums(row, w, centre, acc, masked):
+    """Add the row's weighted deviations from ``centre`` and their squares to
+    ``acc[1]`` and ``acc[2]``, and its weight to ``acc[0]``: to every column's entry
+    when ``masked`` (a missing (NaN) entry then adds nothing at all), else to
+    ``acc[0, 0]`` alone (a NaN then makes the sums NaN)."""
+    if masked:
+        for j in range(len(row)):
+            v = row[j]
+            ok = v == v
+            d = v - centre[j] if ok else 0.0
+            wd = w * d
+            acc[0, j] += w if ok else 0.0
+            acc[1, j] += wd
+            acc[2, j] += wd * d
+    else:
+        acc[0, 0] += w
+        for j in range(len(row)):
+            d = row[j] - centre[j]
+            wd = w * d
+            acc[1, j] += wd
+            acc[2, j] += wd * d
 
 
 @_inline
-def _squared_sums(row, w, centre, mean, bss, bdev):
-    """Add the row's weighted squared deviation from ``centre + mean`` to ``bss`` and
-    its weighted deviation to ``bdev``; a missing entry adds nothing."""
+def _squared_sums(row, w, centre, mean, acc, masked):
+    """Add the row's weighted squared deviations from ``centre + mean`` to ``acc[2]``
+    and its weighted deviations to ``acc[3]``; a missing entry adds nothing when
+    ``masked``."""
     for j in range(len(row)):
         v = row[j]
-        d = (v - centre[j]) - mean[j] if v == v else 0.0
+        d = (v - centre[j]) - mean[j]
+        if masked:
+            d = d if v == v else 0.0
         wd = w * d
-        bdev[j] += wd
-        bss[j] += wd * d
+        acc[3, j] += wd
+        acc[2, j] += wd * d
 
+
+#: Entries of a block of :func:`dense_moments`: read again only in the rare block that
+#: needs a second pass, so it need only stay in L2.
+_MOMENT_ENTRIES = 1 << 16
 
 #: A block's sum of squared deviations from the centre may exceed the block's own
 #: ``S`` at most this many times before the block is summed again from its mean: the
@@ -579,11 +596,14 @@ _ONE_PASS_RATIO = 16.0
 
 
 @_jit
-def dense_moments(x, labels, weights, resp, n_out, mean_out, ss_out):
+def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
     """Fill ``n_out``, ``mean_out`` and ``ss_out`` (K, d), zero on entry, with the
     weighted count, mean and centred sum of squares of the dense ``x`` (n, d) by
     class, rows weighted as in :func:`_block_labels` (class labels, or
-    responsibilities ``resp`` (K, n)); a missing (NaN) entry is left out of its column.
+    responsibilities ``resp`` (K, n)). ``masked``: a missing (NaN) entry is left out
+    of its column; else the rows are taken as complete (a NaN makes its sums NaN, and
+    the caller counts again with ``masked``). Return the number of centres still
+    unset (columns of a class with no observed value).
 
     Exact to round-off whatever the data's offset and the rows' order. Every class
     and column has a fixed centre, and every sum is of deviations from it: the
@@ -601,14 +621,12 @@ def dense_moments(x, labels, weights, resp, n_out, mean_out, ss_out):
     """
     n, d = x.shape
     n_comp = n_out.shape[0]
-    rows = _moment_rows(d)
+    rows = max(16, min(4 * _BLOCK_ROWS, _MOMENT_ENTRIES // max(1, d)))
     label = np.empty(rows, dtype=np.int64)
     weight = np.empty(rows)
     soft = np.empty((rows, n_comp))
-    bn = np.empty((n_comp, d))
-    bs = np.empty((n_comp, d))
-    bss = np.empty((n_comp, d))
-    bdev = np.empty((n_comp, d))
+    acc = np.empty((n_comp, 4, d))  # a block's weights, deviations, squares, deviations
+    means = np.empty((n_comp, d))  # a block's means, relative to the centres
     centre = np.zeros((n_comp, d))
     fresh = np.ones((n_comp, d), dtype=np.bool_)  # no centre yet
     provisional = np.zeros((n_comp, d), dtype=np.bool_)  # a first value, for one block
@@ -627,54 +645,54 @@ def dense_moments(x, labels, weights, resp, n_out, mean_out, ss_out):
                         unset -= got
                         for j in range(d):
                             provisional[kk, j] |= not fresh[kk, j] and n_out[kk, j] <= 0.0
-        bn[:] = 0.0
-        bs[:] = 0.0
-        bss[:] = 0.0
+        acc[:] = 0.0
         for r in range(m):
             k = label[r]
             if k >= 0:
-                _centred_sums(x[start + r], weight[r], centre[k], bn[k], bs[k], bss[k])
+                _centred_sums(x[start + r], weight[r], centre[k], acc[k], masked)
             else:
                 for k in range(n_comp):
                     w = soft[r, k]
                     if w != 0.0:
-                        _centred_sums(x[start + r], w, centre[k], bn[k], bs[k], bss[k])
+                        _centred_sums(x[start + r], w, centre[k], acc[k], masked)
         again = False
-        for k in range(n_comp):  # bs: the block's means, relative to the centres
+        for k in range(n_comp):
+            if not masked:
+                acc[k, 0, :] = acc[k, 0, 0]
             for j in range(d):
-                nb = bn[k, j]
+                nb = acc[k, 0, j]
                 if nb > 0.0:
-                    mb = bs[k, j] / nb
-                    between = bs[k, j] * mb
+                    mb = acc[k, 1, j] / nb
+                    between = acc[k, 1, j] * mb
                     if provisional[k, j]:  # the class's first block: centre on its mean
                         centre[k, j] += mb
                         mb = 0.0
                         provisional[k, j] = False
                         again = True
-                    elif not (between <= _ONE_PASS_RATIO * (bss[k, j] - between)):
+                    elif not (between <= _ONE_PASS_RATIO * (acc[k, 2, j] - between)):
                         again = True
                     else:
-                        bss[k, j] -= between
-                    bs[k, j] = mb
-        bdev[:] = 0.0
+                        acc[k, 2, j] -= between
+                    means[k, j] = mb
         if again:  # squared deviations from the block's means, the block in cache
-            bss[:] = 0.0
+            acc[:, 2:, :] = 0.0
             for r in range(m):
                 k = label[r]
                 if k >= 0:
-                    _squared_sums(x[start + r], weight[r], centre[k], bs[k], bss[k], bdev[k])
+                    _squared_sums(x[start + r], weight[r], centre[k], means[k], acc[k], masked)
                 else:
                     for k in range(n_comp):
                         w = soft[r, k]
                         if w != 0.0:
-                            _squared_sums(x[start + r], w, centre[k], bs[k], bss[k], bdev[k])
+                            _squared_sums(x[start + r], w, centre[k], means[k], acc[k], masked)
         for k in range(n_comp):
             for j in range(d):
-                nb = bn[k, j]
+                nb = acc[k, 0, j]
                 if nb <= 0.0:
                     continue
-                mb = bs[k, j] + bdev[k, j] / nb
-                sb = bss[k, j] - bdev[k, j] * (bdev[k, j] / nb)
+                dev = acc[k, 3, j] if again else 0.0
+                mb = means[k, j] + dev / nb
+                sb = acc[k, 2, j] - dev * (dev / nb)
                 if sb < 0.0:  # round-off below an exact 0 (a NaN stays NaN)
                     sb = 0.0
                 na = n_out[k, j]

@@ -40,16 +40,19 @@ class Gaussian(Family):
     The statistics of every class (or component) and column are the weighted count
     :math:`n_c`, the mean :math:`\\bar x_c` and :math:`S_c = \\sum w (x - \\bar x_c)^2`,
     exact to round-off whatever the data's offset and the rows' order: one compiled
-    read of the data (:func:`bayesnb._compiled.dense_moments`), by blocks of rows in
-    cache, two passes over each block (its means, then the squared deviations from
-    them) and the blocks merged by the pairwise update of Chan, Golub and LeVeque
-    (:func:`bayesnb.sufficient.merge_stats`). Only a class whose values are all equal
-    has :math:`S_c = 0`. The log-likelihood takes every deviation from the
-    component's own mean. A missing value (NaN) is left out of both (marginalized);
-    an infinite value is an error. As every deviation is taken from a mean, values of
-    any size can be fitted as long as their spread is a float: a class whose summed
-    squared deviations exceed the largest float (about 1.8e308) is an error naming
-    the column.
+    read of the data (:func:`bayesnb._compiled.dense_moments`) by blocks of rows,
+    every class's deviations taken from its own centre, and the blocks merged by the
+    pairwise update of Chan, Golub and LeVeque (:func:`bayesnb.sufficient.merge_stats`);
+    only a block far from its class's centre is read a second time, in cache. Only a
+    class whose values are all equal has :math:`S_c = 0`. The log-likelihood takes
+    every deviation from the component's own mean.
+
+    A missing value (NaN) is left out of both (marginalized): complete data is read
+    once, and the statistics are counted again, leaving the missing entries out, only
+    when the first read finds a NaN. An infinite value is an error naming its column.
+    As every deviation is taken from a mean, values of any size can be fitted as long
+    as their spread is a float: a class whose summed squared deviations exceed the
+    largest float (about 1.8e308) is an error naming the column.
     """
 
     kind = "gaussian"
@@ -133,7 +136,9 @@ class Gaussian(Family):
             resp = np.asarray(resp, dtype=float)
             args = (np.empty(0, dtype=np.intp), None, resp.T)
             n_comp = resp.shape[1]
-        stats = _moments(x, args, n_comp)
+        stats = _moments(x, args, n_comp, masked=False)
+        if not (np.isfinite(stats["mean"]).all() and np.isfinite(stats["ss"]).all()):
+            stats = _moments(x, args, n_comp, masked=True)  # a value missing: again
         bad = ~(np.isfinite(stats["mean"]) & np.isfinite(stats["ss"]))
         if bad.any():
             self._check_finite(x)  # an infinite value; else sums beyond the largest float
@@ -296,12 +301,13 @@ class Gaussian(Family):
 # ----------------------------------------------------------------------------------------
 
 
-def _moments(x: np.ndarray, args: tuple, n_comp: int) -> dict:
+def _moments(x: np.ndarray, args: tuple, n_comp: int, masked: bool) -> dict:
     """``{"n", "mean", "ss"}`` (K, d) of ``x`` by class: the compiled read
-    :func:`bayesnb._compiled.dense_moments` with the label arguments ``args``."""
+    :func:`bayesnb._compiled.dense_moments` with the label arguments ``args``;
+    ``masked``: leaving the missing entries out (else a missing entry gives NaN)."""
     n, mean, ss = (np.zeros((n_comp, x.shape[1])) for _ in range(3))
     with np.errstate(invalid="ignore", over="ignore"):
-        _compiled.dense_moments(x, *args, n, mean, ss)
+        _compiled.dense_moments(x, *args, masked, n, mean, ss)
     return {"n": n, "mean": mean, "ss": ss}
 
 
