@@ -524,18 +524,223 @@ def dense_label_counts(x, labels, weights, ones):
     return other
 
 
+@_inline
+def _moment_rows(m):
+    """Rows of a block of :func:`dense_moments` and :func:`dense_gaussian_scores` for
+    ``m`` columns: a block's values, and its per-class sums, stay in L1/L2."""
+    return max(16, min(_BLOCK_ROWS, _DIGIT_ENTRIES // max(1, m)))
+
+
+@_inline
+def _first_values(row, w, centre, fresh):
+    """Set the unset centres (``fresh``) of one class to the row's observed values;
+    return how many were set. A row of weight 0 sets none."""
+    done = 0
+    if w != 0.0:
+        for j in range(len(row)):
+            v = row[j]
+            if fresh[j] and v == v:
+                centre[j] = v
+                fresh[j] = False
+                done += 1
+    return done
+
+
+@_inline
+def _centred_sums(row, w, centre, acc, masked):
+    """Add the row's weighted deviations from ``centre`` and their squares to
+    ``acc[1]`` and ``acc[2]``, and its weight to ``acc[0]``: to every column's entry
+    when ``masked`` (a missing (NaN) entry then adds nothing at all), else to
+    ``acc[0, 0]`` alone (a NaN then makes the sums NaN)."""
+    if masked:
+        for j in range(len(row)):
+            v = row[j]
+            ok = v == v
+            d = v - centre[j] if ok else 0.0
+            wd = w * d
+            acc[0, j] += w if ok else 0.0
+            acc[1, j] += wd
+            acc[2, j] += wd * d
+    else:
+        acc[0, 0] += w
+        for j in range(len(row)):
+            d = row[j] - centre[j]
+            wd = w * d
+            acc[1, j] += wd
+            acc[2, j] += wd * d
+
+
+@_inline
+def _squared_sums(row, w, centre, mean, acc, masked):
+    """Add the row's weighted squared deviations from ``centre + mean`` to ``acc[2]``
+    and its weighted deviations to ``acc[3]``; a missing entry adds nothing when
+    ``masked``."""
+    for j in range(len(row)):
+        v = row[j]
+        d = (v - centre[j]) - mean[j]
+        if masked:
+            d = d if v == v else 0.0
+        wd = w * d
+        acc[3, j] += wd
+        acc[2, j] += wd * d
+
+
+#: Entries of a block of :func:`dense_moments`: read again only in the rare block that
+#: needs a second pass, so it need only stay in L2.
+_MOMENT_ENTRIES = 1 << 16
+
+#: A block's sum of squared deviations from the centre may exceed the block's own
+#: ``S`` at most this many times before the block is summed again from its mean: the
+#: one-pass ``S`` then has a relative round-off of a few times this many ulps.
+_ONE_PASS_RATIO = 16.0
+
+
 @_jit
-def dense_label_moments(x, shift, labels, weights, s1, s2):
-    """Add ``weights[i] * (x[i] - shift)`` and its square (weight 1 when ``weights`` is
-    None) to row ``labels[i]`` of ``s1`` and ``s2`` (K, d): the centred sums of a
-    Gaussian block by class. A missing value makes them NaN."""
-    for i in range(x.shape[0]):
-        row = x[i]
-        k = labels[i]
-        first, second = s1[k], s2[k]
-        w = _row_weight(weights, i)
-        for j in range(x.shape[1]):
-            v = row[j] - shift[j]
-            wv = _weighted(w, v)
-            first[j] += wv
-            second[j] += wv * v
+def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
+    """Fill ``n_out``, ``mean_out`` and ``ss_out`` (K, d), zero on entry, with the
+    weighted count, mean and centred sum of squares of the dense ``x`` (n, d) by
+    class, rows weighted as in :func:`_block_labels` (class labels, or
+    responsibilities ``resp`` (K, n)). ``masked``: a missing (NaN) entry is left out
+    of its column; else the rows are taken as complete (a NaN makes its sums NaN, and
+    the caller counts again with ``masked``). Return the number of centres still
+    unset (columns of a class with no observed value).
+
+    Exact to round-off whatever the data's offset and the rows' order. Every class
+    and column has a fixed centre, and every sum is of deviations from it: the
+    class's first observed value, then, once the first block holding the class is
+    summed, that block's mean. The rows go by blocks in cache. One pass sums the
+    weights, deviations and squared deviations: the block's mean and
+    :math:`S = \\sum w d^2 - (\\sum w d)^2 / \\sum w`, which is exact unless the
+    block's mean lies far from the centre (in units of the block's spread: the first
+    block of a class, data sorted by value). Only then is the block read again, in
+    cache, for the squared deviations from its mean (the corrected two-pass formula).
+    Each block's statistics merge into the totals by the pairwise update of Chan,
+    Golub and LeVeque, on means relative to the centre (small numbers, so their
+    differences are exact). A class whose observed values are all equal gets exactly
+    its value as mean and ``ss = 0``.
+    """
+    n, d = x.shape
+    n_comp = n_out.shape[0]
+    rows = max(16, min(4 * _BLOCK_ROWS, _MOMENT_ENTRIES // max(1, d)))
+    label = np.empty(rows, dtype=np.int64)
+    weight = np.empty(rows)
+    soft = np.empty((rows, n_comp))
+    acc = np.empty((n_comp, 4, d))  # a block's weights, deviations, squares, deviations
+    means = np.empty((n_comp, d))  # a block's means, relative to the centres
+    centre = np.zeros((n_comp, d))
+    fresh = np.ones((n_comp, d), dtype=np.bool_)  # no centre yet
+    provisional = np.zeros((n_comp, d), dtype=np.bool_)  # a first value, for one block
+    unset = n_comp * d
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        m = stop - start
+        _block_labels(labels, weights, resp, start, stop, label, weight, soft)
+        if unset:  # a class's first observed value in each column: its first centre
+            for r in range(m):
+                k = label[r]
+                for kk in range(n_comp) if k < 0 else range(k, k + 1):
+                    w = weight[r] if k >= 0 else soft[r, kk]
+                    got = _first_values(x[start + r], w, centre[kk], fresh[kk])
+                    if got:
+                        unset -= got
+                        for j in range(d):
+                            provisional[kk, j] |= not fresh[kk, j] and n_out[kk, j] <= 0.0
+        acc[:] = 0.0
+        for r in range(m):
+            k = label[r]
+            if k >= 0:
+                _centred_sums(x[start + r], weight[r], centre[k], acc[k], masked)
+            else:
+                for k in range(n_comp):
+                    w = soft[r, k]
+                    if w != 0.0:
+                        _centred_sums(x[start + r], w, centre[k], acc[k], masked)
+        again = False
+        for k in range(n_comp):
+            if not masked:
+                acc[k, 0, :] = acc[k, 0, 0]
+            for j in range(d):
+                nb = acc[k, 0, j]
+                if nb > 0.0:
+                    mb = acc[k, 1, j] / nb
+                    between = acc[k, 1, j] * mb
+                    if provisional[k, j]:  # the class's first block: centre on its mean
+                        centre[k, j] += mb
+                        mb = 0.0
+                        provisional[k, j] = False
+                        again = True
+                    elif not (between <= _ONE_PASS_RATIO * (acc[k, 2, j] - between)):
+                        again = True
+                    else:
+                        acc[k, 2, j] -= between
+                    means[k, j] = mb
+        if again:  # squared deviations from the block's means, the block in cache
+            acc[:, 2:, :] = 0.0
+            for r in range(m):
+                k = label[r]
+                if k >= 0:
+                    _squared_sums(x[start + r], weight[r], centre[k], means[k], acc[k], masked)
+                else:
+                    for k in range(n_comp):
+                        w = soft[r, k]
+                        if w != 0.0:
+                            _squared_sums(x[start + r], w, centre[k], means[k], acc[k], masked)
+        for k in range(n_comp):
+            for j in range(d):
+                nb = acc[k, 0, j]
+                if nb <= 0.0:
+                    continue
+                dev = acc[k, 3, j] if again else 0.0
+                mb = means[k, j] + dev / nb
+                sb = acc[k, 2, j] - dev * (dev / nb)
+                if sb < 0.0:  # round-off below an exact 0 (a NaN stays NaN)
+                    sb = 0.0
+                na = n_out[k, j]
+                if na <= 0.0:
+                    n_out[k, j], mean_out[k, j], ss_out[k, j] = nb, mb, sb
+                else:
+                    total = na + nb
+                    delta = mb - mean_out[k, j]
+                    share = nb / total
+                    mean_out[k, j] += delta * share
+                    ss_out[k, j] += sb + delta * delta * na * share
+                    n_out[k, j] = total
+    for k in range(n_comp):
+        for j in range(d):
+            mean_out[k, j] = centre[k, j] + mean_out[k, j] if n_out[k, j] > 0.0 else 0.0
+    return unset
+
+
+@_jit
+def dense_gaussian_scores(x, mu, inv_sd, const, out):
+    """Fill ``out`` (K, n) with ``sum_j const[k, j] - ((x[i, j] - mu[k, j]) *
+    inv_sd[k, j])**2 / 2`` over the observed (not NaN) entries of every row of ``x``
+    (n, d): the Gaussian log-likelihood, each deviation taken from the component's own
+    mean (exact whatever the offset) and scaled before it is squared (no overflow).
+
+    By blocks of rows copied column by column into a buffer, so the sums run along
+    contiguous rows. An infinite value gives -inf or NaN; the caller checks.
+    """
+    n, d = x.shape
+    n_comp = mu.shape[0]
+    rows = _moment_rows(d)
+    cols = np.empty((d, rows))
+    acc = np.empty(rows)
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        m = stop - start
+        for r in range(m):
+            row = x[start + r]
+            for j in range(d):
+                cols[j, r] = row[j]
+        for k in range(n_comp):
+            acc[:m] = 0.0
+            for j in range(d):
+                c, mean, s = const[k, j], mu[k, j], inv_sd[k, j]
+                col = cols[j]
+                for r in range(m):
+                    v = col[r]
+                    z = (v - mean) * s
+                    acc[r] += c - 0.5 * z * z if v == v else 0.0
+            for r in range(m):
+                out[k, start + r] = acc[r]

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from bayesnb.errors import InputError, InputTypeError
+
 ESTIMATES = ("ml", "map", "mean", "predictive")
 
 
@@ -357,6 +359,27 @@ def m_estimate(m: float, p) -> Dirichlet:
     return Dirichlet(m * p)
 
 
+def _nig_value(value, name: str, *, positive: bool):
+    """A NormalInverseGamma parameter checked: numbers, finite, and > 0 if ``positive``."""
+    if np.asarray(value).dtype.kind not in "iuf":  # True, "1", None: not a number
+        raise InputTypeError(
+            f"NormalInverseGamma {name} must be a number or an array of numbers; got "
+            f"{value!r} ({type(value).__name__}). Give it as a float, e.g. {name}=1.0."
+        )
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)) or (positive and np.any(arr <= 0)):
+        need = "finite and > 0" if positive else "finite"
+        raise InputError(
+            f"NormalInverseGamma {name} must be {need}; got {name}={value!r}. "
+            + (
+                f"{name} counts prior pseudo-observations (or is a scale), so it is positive."
+                if positive
+                else f"Give a finite prior mean, or leave {name}=None for the default."
+            )
+        )
+    return arr
+
+
 @dataclass(frozen=True)
 class NormalInverseGamma:
     """Normal-Inverse-Gamma prior on a Gaussian's mean and variance.
@@ -364,22 +387,34 @@ class NormalInverseGamma:
     :math:`\\sigma^2 \\sim \\mathrm{InvGamma}(\\alpha, \\beta)` and
     :math:`\\mu \\mid \\sigma^2 \\sim N(\\mu_0, \\sigma^2/\\kappa)`.
 
+    Every parameter is a scalar, one value per column of the Gaussian block
+    ``(columns,)``, or one row per class ``(K, columns)``.
+
     Parameters
     ----------
     mu : float or None
-        Prior mean. ``None`` (the default) takes the pooled mean of the feature in the
-        training data.
+        Prior mean. ``None`` (the default) is data-dependent: see *Default* below.
     kappa : float
         Pseudo-observations behind ``mu``.
     alpha, beta : float
-        Inverse-Gamma shape and scale. ``beta=None`` (the default) sets it to
-        ``alpha`` times the pooled variance of the feature, so the prior is about as
-        wide as the data: a unit-information default that keeps the package
-        invariant to the feature's units. A feature with no spread at all (pooled
-        variance 0) gets ``beta = alpha``, a unit scale.
+        Inverse-Gamma shape and scale. ``beta=None`` (the default) is data-dependent:
+        ``alpha`` times a variance of the data (see *Default* below), so the prior is
+        about as wide as the data, a unit-information default that keeps the package
+        invariant to the feature's units.
 
     Notes
     -----
+    **Default.** In a classifier every class gets its own default prior, weak
+    relative to that class's own spread: ``mu`` is the class's mean and ``beta`` is
+    ``alpha`` times the class's 1/N variance. Where a class's own variance is 0 (a
+    single row, or all its values equal) it takes the pooled within-class variance
+    :math:`\\sum_c S_c / \\sum_c n_c`, else the variance of all the rows, else 1; so
+    ``"map"`` and ``"mean"`` never give a zero variance. A class with no observed
+    value in a column takes the mean of all the rows there. In a mixture (EM) the
+    default is one prior for every component, fixed before EM starts (so the EM
+    objective stays fixed): ``mu`` is the mean and ``beta`` is ``alpha`` times the
+    1/N variance of all the rows (``alpha`` itself for a column with no spread).
+
     From ``n`` observations with mean :math:`\\bar x` and centred sum of squares
     :math:`S`:
 
@@ -408,16 +443,77 @@ class NormalInverseGamma:
     beta: float | np.ndarray | None = None
 
     def __post_init__(self):
+        if self.mu is not None:
+            _nig_value(self.mu, "mu", positive=False)
         for name in ("kappa", "alpha"):
-            _as_concentration(getattr(self, name), name)
+            _nig_value(getattr(self, name), name, positive=True)
         if self.beta is not None:
-            _as_concentration(self.beta, "beta")
+            _nig_value(self.beta, "beta", positive=True)
+
+    def check_shape(self, n_columns: int, n_labels: int | None = None, what: str = "") -> None:
+        """Raise an :class:`~bayesnb.errors.InputError` unless every parameter is a
+        scalar, ``(n_columns,)`` or ``(n_labels, n_columns)`` (any axis may be 1).
+
+        ``n_labels=None``: the number of classes is not known yet, so any first axis
+        of a 2-d parameter is accepted. ``what`` names the feature in the message.
+        """
+        for name in ("mu", "kappa", "alpha", "beta"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            shape = np.shape(value)
+            fits = len(shape) <= 2 and (not shape or shape[-1] in (1, n_columns))
+            if len(shape) == 2 and n_labels is not None:
+                fits = fits and shape[0] in (1, n_labels)
+            if not fits:
+                rows = "K" if n_labels is None else str(n_labels)
+                raise InputError(
+                    f"NormalInverseGamma {name} of {what or 'a Gaussian feature'} has shape "
+                    f"{shape}; expected a scalar, ({n_columns},) (one value per column) or "
+                    f"({rows}, {n_columns}) (one row per class). Give {name} with "
+                    f"{n_columns} value(s) per row, or a single number."
+                )
 
     def resolve(self, pooled_mean, pooled_var) -> NormalInverseGamma:
-        """Fill the data-dependent defaults from the pooled mean and variance."""
+        """Fill the data-dependent defaults from the pooled mean and variance (the
+        default of a mixture: one prior for every component)."""
         mu = pooled_mean if self.mu is None else self.mu
         beta = self.alpha * np.asarray(pooled_var) if self.beta is None else self.beta
         beta = np.where(np.asarray(beta) > 0, beta, self.alpha)  # constant feature: unit scale
+        return self._filled(mu, beta)
+
+    def resolve_by_class(self, n, mean, ss) -> NormalInverseGamma:
+        """Fill the data-dependent defaults from the statistics of every class (K, d):
+        the default of a classifier, each class's prior centred on its own mean and
+        as wide as its own spread (see the class's Notes, *Default*).
+
+        Examples
+        --------
+        >>> prior = NormalInverseGamma(alpha=2.0).resolve_by_class(
+        ...     n=[[2.0], [1.0]], mean=[[1.0], [5.0]], ss=[[8.0], [0.0]])
+        >>> prior.mu.tolist(), prior.beta.tolist()   # class 2: the pooled within-class 8/3
+        ([[1.0], [5.0]], [[8.0], [5.333333333333333]])
+        """
+        from bayesnb.sufficient import pool_stats  # the statistics' merge
+
+        n, mean, ss = (np.asarray(v, dtype=float) for v in (n, mean, ss))
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            pooled = pool_stats({"n": n, "mean": mean, "ss": ss})
+            total = pooled["n"][0]
+            own = np.where(n > 0, ss / n, 0.0)
+            within = np.where(total > 0, ss.sum(axis=0) / total, 0.0)
+            overall = np.where(total > 0, pooled["ss"][0] / total, 0.0)
+
+        def usable(v):
+            return np.isfinite(v) & (v > 0)
+
+        fallback = np.where(usable(within), within, np.where(usable(overall), overall, 1.0))
+        var = np.where(usable(own), own, fallback)
+        mu = np.where(n > 0, mean, pooled["mean"][0]) if self.mu is None else self.mu
+        beta = self.alpha * var if self.beta is None else self.beta
+        return self._filled(mu, beta)
+
+    def _filled(self, mu, beta) -> NormalInverseGamma:
         return NormalInverseGamma(
             mu=np.asarray(mu, float),
             kappa=np.asarray(self.kappa, float),
@@ -427,7 +523,7 @@ class NormalInverseGamma:
 
     def _check_resolved(self):
         if self.mu is None or self.beta is None:
-            raise ValueError(
+            raise InputError(
                 "this NormalInverseGamma still has data-dependent defaults "
                 f"(mu={self.mu!r}, beta={self.beta!r}). Give mu and beta, or call "
                 ".resolve(pooled_mean, pooled_var)."
@@ -473,13 +569,15 @@ class NormalInverseGamma:
     def mean(self) -> tuple[np.ndarray, np.ndarray]:
         """Posterior means ``(E[mu], E[sigma2])``; ``E[sigma2]`` needs alpha > 1."""
         self._check_resolved()
-        if np.any(np.asarray(self.alpha) <= 1):
-            raise ValueError(
-                "E[sigma2] of an Inverse-Gamma needs alpha > 1; got alpha="
-                f"{np.min(self.alpha):g}. Use more data, a larger prior alpha, or "
-                "estimate='map'."
+        alpha = np.asarray(self.alpha, float)
+        if np.any(alpha <= 1):
+            at = np.unravel_index(int(np.argmin(alpha)), alpha.shape) if alpha.ndim else ()
+            raise InputError(
+                f"E[sigma2] of an Inverse-Gamma needs alpha > 1; got alpha={np.min(alpha):g}"
+                + (f" at index {tuple(int(i) for i in at)}" if at else "")
+                + ". Use more data, a larger prior alpha, or estimate='map'."
             )
-        return np.asarray(self.mu, float), np.asarray(self.beta / (self.alpha - 1.0))
+        return np.asarray(self.mu, float), np.asarray(self.beta / (alpha - 1.0))
 
     def var(self) -> tuple[np.ndarray, np.ndarray]:
         """Posterior variances ``(Var[mu], Var[sigma2])``; need alpha > 1 and > 2."""
@@ -526,29 +624,52 @@ class NormalInverseGamma:
         return mu, sigma2
 
     def point_estimate(
-        self, n, mean, ss, estimate: str, ddof: int = 0, what: str = "a Gaussian feature"
+        self,
+        n,
+        mean,
+        ss,
+        estimate: str,
+        ddof: int = 0,
+        what: str = "a Gaussian feature",
+        *,
+        labels=None,
+        columns=None,
     ):
         """``(mu, sigma2)`` estimated from sufficient statistics.
 
         ``"ml"`` gives the sample mean and ``ss / (n - ddof)``: ``ddof=0`` is the
         maximum-likelihood (1/N) variance and ``ddof=1`` the unbiased (N-1) one.
         ``"predictive"`` returns the Student-t ``(df, loc, scale**2)`` instead.
+
+        ``what`` names the feature in error messages; ``labels`` (the classes, the
+        first axis of ``(K, d)`` statistics) and ``columns`` (the last axis) name the
+        entry at fault. An entry is named by its position when they are not given.
         """
         check_estimate(estimate)
         n, mean, ss = (np.asarray(v, dtype=float) for v in (n, mean, ss))
+
+        def where(bad) -> str:
+            """'class c, column j' of the first entry of the mask ``bad``."""
+            at = np.argwhere(np.atleast_2d(bad))[0]
+            k, j = int(at[0]), int(at[-1])
+            label = repr(labels[k]) if labels is not None and k < len(labels) else f"#{k}"
+            column = repr(columns[j]) if columns is not None and j < len(columns) else f"#{j}"
+            return f"class {label}, column {column}"
+
         if estimate == "ml":
-            if np.any(n - ddof <= 0):
-                raise ValueError(
+            few = np.broadcast_to(n - ddof <= 0, np.broadcast_shapes(n.shape, ss.shape))
+            if np.any(few):
+                raise InputError(
                     f"estimate='ml' with ddof={ddof} needs more than {ddof} observation(s) "
-                    f"of {what} in every class; some have "
+                    f"of {what} in every class; {where(few)} has "
                     f"{int(np.min(n))}. Use estimate='map' or 'mean', which borrow "
                     "strength from the Normal-Inverse-Gamma prior."
                 )
             var = ss / (n - ddof)
             if np.any(var <= 0):
                 fewest = np.min(np.broadcast_to(n, var.shape)[var <= 0])
-                raise ValueError(
-                    f"estimate='ml' found zero variance of {what} within a class "
+                raise InputError(
+                    f"estimate='ml' found zero variance of {what} in {where(var <= 0)} "
                     f"({fewest:g} sample(s) there, all equal), so its "
                     "density is infinite there. Use estimate='map' or "
                     "'mean', which keep the variance positive through the prior."
@@ -558,5 +679,15 @@ class NormalInverseGamma:
         if estimate == "map":
             return post.mode()
         if estimate == "mean":
+            alpha_n = np.broadcast_to(np.asarray(post.alpha, float), ss.shape)
+            if np.any(alpha_n <= 1):
+                bad = alpha_n <= 1
+                raise InputError(
+                    f"estimate='mean' needs E[sigma2] of {what} in {where(bad)}, which "
+                    "exists only when the posterior alpha = prior alpha + n/2 > 1; got "
+                    f"{np.min(alpha_n):g} (n = {np.min(np.broadcast_to(n, ss.shape)[bad]):g} "
+                    "observed value(s) there). Use estimate='map', a prior alpha > 1, or "
+                    "more data."
+                )
             return post.mean()
         return post.predictive_params()

@@ -98,17 +98,38 @@ def test_map_estimates_follow_the_formula(mixed):
     assert fit.params.windy.sel(label="a").item() == pytest.approx((w[1] + 1) / (w.sum() + 3))
 
 
+def _nig_posterior_by_hand(x, mu0, kappa0, alpha0, beta0):
+    """The Normal-Inverse-Gamma update written out: (kappa_n, mu_n, alpha_n, beta_n)."""
+    n, xbar = len(x), sum(x) / len(x)
+    ss = sum((v - xbar) ** 2 for v in x)
+    kappa_n = kappa0 + n
+    mu_n = (kappa0 * mu0 + n * xbar) / kappa_n
+    alpha_n = alpha0 + n / 2
+    beta_n = beta0 + ss / 2 + kappa0 * n * (xbar - mu0) ** 2 / (2 * kappa_n)
+    return kappa_n, mu_n, alpha_n, beta_n
+
+
 def test_gaussian_map_and_mean_match_the_conjugate_posterior():
     x = np.array([1.0, 2.5, 0.3, 4.1, 2.2, 3.3])
     y = np.array([0, 0, 0, 1, 1, 1])
     prior = bnb.NormalInverseGamma(mu=0.0, kappa=0.5, alpha=2.0, beta=1.5)
-    for estimate, pick in (("map", "mode"), ("mean", "mean")):
+    # class 0: n = 3, mean 3.8/3, S = 2.52667; class 1: n = 3, mean 3.2, S = 1.82
+    # mode sigma2 = beta_n / (alpha_n + 3/2); mean sigma2 = beta_n / (alpha_n - 1)
+    for estimate in ("map", "mean"):
         fit = bnb.NaiveBayes(bnb.Gaussian(prior)).fit(x[:, None], y, estimate=estimate)
         for label in (0, 1):
-            post = prior.posterior_from_data(x[y == label])
-            mu, var = getattr(post, pick)()
-            assert fit.params.X_mu.sel(label=label).item() == pytest.approx(float(mu))
-            assert fit.params.X_var.sel(label=label).item() == pytest.approx(float(var))
+            _, mu_n, alpha_n, beta_n = _nig_posterior_by_hand(
+                list(x[y == label]), 0.0, 0.5, 2.0, 1.5
+            )
+            var = beta_n / (alpha_n + 1.5) if estimate == "map" else beta_n / (alpha_n - 1)
+            assert fit.params.X_mu.sel(label=label).item() == pytest.approx(mu_n, rel=1e-12)
+            assert fit.params.X_var.sel(label=label).item() == pytest.approx(var, rel=1e-12)
+    # the numbers of class 0 by hand: kappa_n = 3.5, mu_n = 3.8/3.5, alpha_n = 3.5,
+    # beta_n = 1.5 + 2.52666.../2 + 0.5*3*(3.8/3)**2/7
+    fit = bnb.NaiveBayes(bnb.Gaussian(prior)).fit(x[:, None], y, estimate="map")
+    beta_n = 1.5 + (2.52666666666666667 / 2) + 0.5 * 3 * (3.8 / 3) ** 2 / 7
+    assert fit.params.X_mu.sel(label=0).item() == pytest.approx(3.8 / 3.5, rel=1e-12)
+    assert fit.params.X_var.sel(label=0).item() == pytest.approx(beta_n / 5.0, rel=1e-12)
 
 
 def test_gaussian_predictive_is_student_t():
@@ -120,8 +141,14 @@ def test_gaussian_predictive_is_student_t():
     x = pd.DataFrame({"temperature": [14.0, 22.0, 31.5]})
     joint = fit.joint_log_likelihood(x)
     for k, c in enumerate(fit.labels):
-        post = prior.posterior_from_data(t.temperature[t.play == c])
-        expected = post.predictive().logpdf(x.temperature) + np.log((t.play == c).mean())
+        kappa_n, mu_n, alpha_n, beta_n = _nig_posterior_by_hand(
+            list(t.temperature[t.play == c]), 20.0, 1.0, 2.0, 10.0
+        )
+        # Student-t with 2 alpha_n degrees of freedom, location mu_n and squared scale
+        # beta_n (kappa_n + 1) / (alpha_n kappa_n)
+        scale = np.sqrt(beta_n * (kappa_n + 1) / (alpha_n * kappa_n))
+        predictive = stats.t(df=2 * alpha_n, loc=mu_n, scale=scale)
+        expected = predictive.logpdf(x.temperature) + np.log((t.play == c).mean())
         np.testing.assert_allclose(joint[:, k], expected, rtol=1e-12)
 
 

@@ -1,6 +1,8 @@
 """Conjugate priors: updates, moments, densities and sampling against closed forms
 and scipy.stats; smoothing schemes as priors in disguise."""
 
+import re
+
 import numpy as np
 import pytest
 from scipy import integrate, stats
@@ -228,3 +230,77 @@ def test_nig_mean_needs_alpha_above_one():
 def test_nig_unresolved_defaults_are_reported():
     with pytest.raises(ValueError, match="resolve"):
         bnb.NormalInverseGamma().mode()
+
+
+# -- Normal-Inverse-Gamma: the classifier's default, shapes, messages ---------------------------
+
+
+def test_nig_default_by_class_centres_each_class_on_its_own_moments():
+    n = np.array([[4.0, 3.0], [2.0, 3.0]])
+    mean = np.array([[1.0, -2.0], [10.0, 5.0]])
+    ss = np.array([[8.0, 0.0], [1.0, 6.0]])
+    prior = bnb.NormalInverseGamma(alpha=2.0).resolve_by_class(n, mean, ss)
+    np.testing.assert_array_equal(prior.mu, mean)
+    # column 0: own variances 8/4 and 1/2; column 1: class 0 is constant, so it takes
+    # the pooled within-class variance (0 + 6) / (3 + 3) = 1
+    np.testing.assert_allclose(prior.beta, 2.0 * np.array([[2.0, 1.0], [0.5, 2.0]]), rtol=1e-15)
+
+
+def test_nig_default_by_class_falls_back_to_all_rows_then_unit_scale():
+    # every class constant: the variance of all the rows, sum n_c (xbar_c - xbar)^2 / N
+    prior = bnb.NormalInverseGamma().resolve_by_class(
+        [[1.0], [3.0]], [[0.0], [4.0]], [[0.0], [0.0]]
+    )
+    assert prior.beta.ravel().tolist() == pytest.approx([3.0, 3.0], rel=1e-15)  # (9 + 3)/4
+    # one value in the whole column: unit scale (beta = alpha)
+    prior = bnb.NormalInverseGamma(alpha=1.5).resolve_by_class(
+        [[1.0], [0.0]], [[7.0], [0.0]], [[0.0], [0.0]]
+    )
+    assert prior.beta.ravel().tolist() == [1.5, 1.5]
+    assert prior.mu.ravel().tolist() == [7.0, 7.0]  # a class without rows: the overall mean
+
+
+def test_nig_default_by_class_keeps_what_the_user_gave():
+    prior = bnb.NormalInverseGamma(mu=3.0).resolve_by_class([[2.0]], [[1.0]], [[2.0]])
+    assert np.asarray(prior.mu).item() == 3.0 and prior.beta.item() == 1.0
+    prior = bnb.NormalInverseGamma(beta=5.0).resolve_by_class([[2.0]], [[1.0]], [[2.0]])
+    assert np.asarray(prior.beta).item() == 5.0 and prior.mu.item() == 1.0
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (3,), (1, 3), (2, 3), (2, 1), (1, 1)])
+def test_nig_shapes_that_fit_a_block_of_three_columns_and_two_classes(shape):
+    prior = bnb.NormalInverseGamma(mu=np.zeros(shape), beta=1.0)
+    prior.check_shape(3, 2, what="Gaussian feature 'g'")  # no error
+    prior.check_shape(3, what="Gaussian feature 'g'")
+
+
+@pytest.mark.parametrize(
+    ("shape", "n_labels"), [((2,), 2), ((4, 3), 2), ((2, 2), 2), ((1, 1, 3), 2)]
+)
+def test_nig_shapes_that_do_not_fit_are_named(shape, n_labels):
+    prior = bnb.NormalInverseGamma(mu=0.0, kappa=np.ones(shape), beta=1.0)
+    with pytest.raises(
+        bnb.errors.InputError,
+        match=rf"kappa of Gaussian feature 'g' has shape {re.escape(str(shape))}",
+    ):
+        prior.check_shape(3, n_labels, what="Gaussian feature 'g'")
+
+
+def test_nig_point_estimate_names_class_and_column():
+    prior = bnb.NormalInverseGamma(mu=0.0, alpha=0.5, beta=1.0)
+    n = np.array([[3.0, 3.0], [3.0, 1.0]])
+    with pytest.raises(
+        bnb.errors.InputError, match=r"feature 'g' in class 'b', column 'v'.*got 1\b"
+    ):
+        prior.point_estimate(
+            n,
+            np.zeros((2, 2)),
+            np.ones((2, 2)),
+            "mean",
+            what="feature 'g'",
+            labels=["a", "b"],
+            columns=["u", "v"],
+        )
+    # alpha_n = 0.5 + 3/2 = 2 elsewhere: E[sigma2] = beta_n / (alpha_n - 1), beta_n = 1 + 1/2
+    est = prior.point_estimate(n[:1], np.zeros((1, 2)), np.ones((1, 2)), "mean")
+    np.testing.assert_allclose(est[1], 1.5 / 1.0, rtol=1e-15)

@@ -271,7 +271,7 @@ def test_fit_does_not_touch_the_declaration():
     df = pd.DataFrame({"a": [0.1, 0.5, 2.0, 2.2], "b": ["u", "v", "v", "w"]})
     clf.fit(df, [0, 0, 1, 1])
     assert clf.features is declaration
-    assert declaration["a"].prior.mu is None and declaration["a"].shift is None
+    assert declaration["a"].prior.mu is None and declaration["a"].name is None
     assert declaration["b"].categories is None and declaration["b"].name is None
     assert clf.get_params()["features"] is declaration
     # the bound copies learned the data
@@ -298,9 +298,10 @@ def test_sample_weight_is_repetition_also_for_the_pooled_gaussian_prior():
     weighted = NaiveBayesClassifier().fit(X, y, sample_weight=w)
     repeated = NaiveBayesClassifier().fit(np.repeat(X, w, axis=0), np.repeat(y, w))
     np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), rtol=1e-10)
-    # the default Normal-Inverse-Gamma prior is centred on the weighted pooled mean
+    # the default Normal-Inverse-Gamma prior is centred on every class's weighted mean
     prior = weighted.fit_.blocks[0].prior
-    np.testing.assert_allclose(prior.mu, np.average(X, axis=0, weights=w))
+    for k in range(3):
+        np.testing.assert_allclose(prior.mu[k], np.average(X[y == k], axis=0, weights=w[y == k]))
 
 
 def test_zero_weight_class_warns_and_is_never_predicted():

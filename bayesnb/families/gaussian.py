@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import xarray as xr
 from scipy import special
 
 from bayesnb import _compiled
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import _given
-from bayesnb.families._kernels import (
-    _BLOCK_ENTRIES,
-    Labels,
-    _as_float_matrix,
-    _row_blocks,
-    dense,
-)
+from bayesnb.families._kernels import Labels, _as_float_matrix
 from bayesnb.families.base import Family
 from bayesnb.priors import NormalInverseGamma
 from bayesnb.sufficient import pool_stats
@@ -30,7 +23,11 @@ class Gaussian(Family):
     Parameters
     ----------
     prior : NormalInverseGamma, optional
-        Conjugate prior; the default is weak and scaled to the pooled data.
+        Conjugate prior. The default is weak and scaled to the data: in a classifier
+        each class's prior is centred on the class's own mean with ``beta = alpha``
+        times the class's own variance (the pooled within-class variance where a
+        class's own is 0); in a mixture one prior from the mean and variance of all
+        the rows (see :class:`~bayesnb.priors.NormalInverseGamma`, *Default*).
     ddof : {0, 1}
         For ``estimate="ml"``: 0 divides the sum of squares by N (the maximum
         likelihood variance), 1 by N - 1 (the unbiased variance).
@@ -40,15 +37,22 @@ class Gaussian(Family):
     ``estimate="predictive"`` replaces the Gaussian by the Student-t posterior
     predictive of the Normal-Inverse-Gamma posterior.
 
-    The statistics are sums over rows of the values centred on ``shift`` (a value
-    inside the data, taken from its first rows, only to keep round-off small) and of
-    their squares: :math:`n_c`, the mean and :math:`S_c = \\sum (x - \\bar x_c)^2`
-    per class. A classifier reads the data once to count them: the default prior's
-    pooled mean and variance are then merged from the classes' statistics,
-    :math:`\\bar x = \\sum_c n_c \\bar x_c / N` and
-    :math:`S = \\sum_c [S_c + n_c (\\bar x_c - \\bar x)^2]` (Chan, Golub and LeVeque),
-    and a missing value is found from sums that are not finite: only then are the
-    rows read again with the missing entries left out.
+    The statistics of every class (or component) and column are the weighted count
+    :math:`n_c`, the mean :math:`\\bar x_c` and :math:`S_c = \\sum w (x - \\bar x_c)^2`,
+    exact to round-off whatever the data's offset and the rows' order: one compiled
+    read of the data (:func:`bayesnb._compiled.dense_moments`) by blocks of rows,
+    every class's deviations taken from its own centre, and the blocks merged by the
+    pairwise update of Chan, Golub and LeVeque (:func:`bayesnb.sufficient.merge_stats`);
+    only a block far from its class's centre is read a second time, in cache. Only a
+    class whose values are all equal has :math:`S_c = 0`. The log-likelihood takes
+    every deviation from the component's own mean.
+
+    A missing value (NaN) is left out of both (marginalized): complete data is read
+    once, and the statistics are counted again, leaving the missing entries out, only
+    when the first read finds a NaN. An infinite value is an error naming its column.
+    As every deviation is taken from a mean, values of any size can be fitted as long
+    as their spread is a float: a class whose summed squared deviations exceed the
+    largest float (about 1.8e308) is an error naming the column.
     """
 
     kind = "gaussian"
@@ -59,127 +63,113 @@ class Gaussian(Family):
             NormalInverseGamma() if prior is None else prior, estimate=estimate, columns=columns
         )
         if not isinstance(self.prior, NormalInverseGamma):
-            raise TypeError(f"Gaussian prior must be a NormalInverseGamma; got {self.prior!r}.")
-        if ddof not in (0, 1):
-            raise ValueError(
-                f"ddof must be 0 (1/N, maximum likelihood) or 1 (1/(N-1), unbiased); got {ddof!r}."
+            raise InputTypeError(
+                "Gaussian prior must be a NormalInverseGamma; got "
+                f"{self.prior!r} ({type(self.prior).__name__}). Use "
+                "bnb.NormalInverseGamma(mu=..., kappa=..., alpha=..., beta=...), or leave "
+                "prior=None for the default."
+            )
+        if isinstance(ddof, bool) or ddof not in (0, 1):
+            raise InputError(
+                f"Gaussian ddof must be 0 (1/N, maximum likelihood) or 1 (1/(N-1), "
+                f"unbiased); got ddof={ddof!r}."
             )
         self.ddof = ddof
-        self.shift: np.ndarray | None = None
+
+    def _what(self) -> str:
+        return f"Gaussian feature {self.name!r}"
 
     def bind(self, name, columns, data, sample_weight=None, *, counted=False) -> Gaussian:
         bound = super().bind(name, columns, data, sample_weight, counted=counted)
         if bound._pending() and not counted:  # e.g. EM: the counts come later, reweighted
-            # The pooled moments are the statistics of one class holding every row.
+            # One prior for every component, from the statistics of one class holding
+            # every row; fixed before EM, so EM's objective stays fixed.
             x = bound.encode(data)
             w = np.ones(len(x)) if sample_weight is None else np.asarray(sample_weight, float)
             stats = bound.count(x, w[:, None])
-            bound._resolve(*_pooled_moments(stats))
+            bound._check_observed(stats["n"])
+            bound.prior = bound.prior.resolve(*_pooled_moments(stats))
         return bound
 
     def _learn(self, data, sample_weight=None) -> None:
-        x = np.asarray(_as_float_matrix(data, f"Gaussian feature {self.name!r}"), dtype=float)
-        self.shift = _cheap_centre(x)
+        self.prior.check_shape(self.n_columns, what=self._what())
         if not self._pending():  # nothing to learn from the data
             self.prior = self.prior.resolve(None, None)
 
     def _pending(self) -> bool:
-        """Whether the prior still has data-dependent defaults (pooled mean or variance)."""
+        """Whether the prior still has data-dependent defaults (``mu`` or ``beta``)."""
         return self.prior.mu is None or self.prior.beta is None
 
-    def _resolve(self, mean: np.ndarray, var: np.ndarray) -> None:
-        if np.any(np.isnan(mean)):
-            raise ValueError(
-                f"Gaussian feature {self.name!r} has a column with no observed value "
-                "(of positive weight). Drop it."
+    def _check_observed(self, n: np.ndarray) -> None:
+        """A column with no observed value (of positive weight) at all is an error."""
+        empty = np.flatnonzero(np.sum(n, axis=0) <= 0)
+        if empty.size:
+            raise InputError(
+                f"{self._what()} has a column with no observed value (of positive weight), "
+                f"{self.columns[int(empty[0])]!r}, so its Gaussian is undefined there. Drop "
+                "the column, or give it values."
             )
-        self.prior = self.prior.resolve(mean, var)
 
-    def _inf_error(self):
-        raise ValueError(
-            f"Gaussian feature {self.name!r} has an infinite value. Use NaN for a missing "
-            "value, or remove the row."
-        )
+    def _check_finite(self, x: np.ndarray) -> None:
+        """Raise an InputError naming the first column of ``x`` with an infinite value."""
+        bad = np.isinf(x)
+        if bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise InputError(
+                f"{self._what()} has an infinite value ({x[i, j]!r}) in column "
+                f"{self.columns[j]!r}, row {i}. A Gaussian needs finite values: use NaN "
+                "for a missing value, or remove the row."
+            )
 
     def encode(self, data):
-        """The values as a float matrix, unchecked.
-
-        A missing value (NaN) is found where it matters: ``count`` and
-        ``log_likelihood`` work one block of rows at a time, in cache, and a block whose
-        sums are not finite is done again with its missing values left out (an
-        infinite value raises there). Complete data is thus read once per product.
-        """
-        return np.asarray(_as_float_matrix(data, f"Gaussian feature {self.name!r}"), dtype=float)
-
-    def _drop_missing(self, xc: np.ndarray) -> np.ndarray | None:
-        """Zero the missing entries of a centred block, in place.
-
-        Returns the float mask of the missing entries (None when there are none: the
-        block's sums overflowed instead). An infinite value raises.
-        """
-        missing = np.isnan(xc)
-        if np.isinf(xc).any():
-            self._inf_error()
-        if not missing.any():
-            return None
-        xc[missing] = 0.0
-        return missing.astype(float)
-
-    def _sums(self, x: np.ndarray, resp: np.ndarray, masked: bool):
-        """``resp.T @ (x - shift)``, ``resp.T @ (x - shift)**2`` and (``masked``) the
-        weight of the missing entries ``resp.T @ isnan(x)``, which are left out.
-
-        The hot loop: each block of rows is centred into one buffer, in cache, which
-        is squared in place between the two products.
-        """
-        n_labels, d = resp.shape[1], x.shape[1]
-        s1, s2 = np.zeros((n_labels, d)), np.zeros((n_labels, d))
-        part = np.empty((n_labels, d))
-        unseen = np.zeros((n_labels, d)) if masked else None
-        by_label = resp.T
-        for rows, xc in _centred_blocks(x, self.shift):
-            r = by_label[:, rows]
-            if masked:
-                missing = self._drop_missing(xc)
-                if missing is not None:
-                    unseen += r @ missing
-            s1 += np.matmul(r, xc, out=part)
-            s2 += np.matmul(r, np.multiply(xc, xc, out=xc), out=part)
-        return s1, s2, unseen
+        """The values as a float matrix, unchecked: a missing value (NaN) is left out
+        where the values are read (``count``, ``log_likelihood``), and an infinite
+        value raises there."""
+        return np.asarray(_as_float_matrix(data, self._what()), dtype=float)
 
     def count(self, enc, resp) -> dict:
         x = enc
-        with np.errstate(invalid="ignore", over="ignore"):  # NaN/inf: checked just below
-            if isinstance(resp, Labels):  # one compiled read, by label
-                s1, s2 = np.zeros((2, resp.n_labels, x.shape[1]))
-                shift = np.broadcast_to(self.shift, x.shape[1])
-                _compiled.dense_label_moments(x, shift, resp.codes, resp.weights, s1, s2)
-                unseen, totals = None, resp.totals()
-            else:
-                s1, s2, unseen = self._sums(x, resp, masked=False)
-                totals = resp.sum(axis=0)
-        if not np.isfinite(s1.sum() + s2.sum()):  # a value missing (or infinite): again
-            s1, s2, unseen = self._sums(x, dense(resp), masked=True)
-        n = np.broadcast_to(totals[:, None], s1.shape).copy()
-        if unseen is not None:
-            n -= unseen
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean_c = np.where(n > 0, s1 / n, 0.0)
-        ss = s2 - n * mean_c**2
-        # The difference carries a round-off of a few ulps of s2; below that it is 0.
-        ss[ss <= 64 * np.finfo(float).eps * s2] = 0.0
-        return {"n": n, "mean": mean_c + self.shift, "ss": ss}
+        if isinstance(resp, Labels):  # one compiled read, by label
+            args = (resp.codes, resp.weights, np.empty((resp.n_labels, 0)))
+            n_comp = resp.n_labels
+        else:
+            resp = np.asarray(resp, dtype=float)
+            args = (np.empty(0, dtype=np.intp), None, resp.T)
+            n_comp = resp.shape[1]
+        stats = _moments(x, args, n_comp, masked=False)
+        if not (np.isfinite(stats["mean"]).all() and np.isfinite(stats["ss"]).all()):
+            stats = _moments(x, args, n_comp, masked=True)  # a value missing: again
+        bad = ~(np.isfinite(stats["mean"]) & np.isfinite(stats["ss"]))
+        if bad.any():
+            self._check_finite(x)  # an infinite value; else sums beyond the largest float
+            j = int(np.argwhere(bad)[0][-1])
+            big = float(np.nanmax(np.abs(x[:, j])))
+            raise InputError(
+                f"{self._what()} has values as large as {big:.3g} in column "
+                f"{self.columns[j]!r}, whose squared deviations from their mean sum beyond "
+                "the largest float (about 1.8e308), so their variance cannot be stored. "
+                "Rescale the column (e.g. divide it by a power of ten) before fitting."
+            )
+        return stats
 
-    def estimate_params(self, stats, method) -> dict:
-        if self._pending():  # bound with counted=True: the pooled moments of these counts
-            self._resolve(*_pooled_moments(stats))
+    def estimate_params(self, stats, method, *, labels=None) -> dict:
+        """``{"mu", "var"}`` (or the Student-t's ``{"df", "mu", "scale2"}``) of every
+        class and column from the statistics. ``labels`` names the classes in error
+        messages (by position otherwise)."""
+        n = stats["n"]
+        if self._pending():  # bound with counted=True: each class's own default prior
+            self._check_observed(n)
+            self.prior = self.prior.resolve_by_class(n, stats["mean"], stats["ss"])
+        self.prior.check_shape(self.n_columns, np.shape(n)[0], what=self._what())
         est = self.prior.point_estimate(
-            stats["n"],
+            n,
             stats["mean"],
             stats["ss"],
             method,
             ddof=self.ddof,
-            what=f"Gaussian feature {self.name!r}",
+            what=self._what(),
+            labels=labels,
+            columns=self.columns,
         )
         if method == "predictive":
             df, loc, scale2 = (np.asarray(v, float) for v in est)
@@ -221,51 +211,35 @@ class Gaussian(Family):
 
     def log_likelihood(self, enc, params) -> np.ndarray:
         x = enc
-        mu = params["mu"] - self.shift
         if "df" in params:
-            return self._student_t(x, params["df"], mu, params["scale2"])
-        # -0.5 * [(x - mu)**2 / var + log var + log 2 pi], summed over the columns, with
-        # x - mu = xc - (mu - shift): a quadratic in the centred values xc.
-        half_prec = -0.5 / params["var"]
-        const = half_prec * mu * mu - 0.5 * (np.log(params["var"]) + LOG_2PI)
-        linear = -2.0 * mu * half_prec
-        with np.errstate(invalid="ignore", over="ignore"):  # NaN/inf: checked just below
-            out = self._quadratic(x, half_prec, linear, const, masked=False)
-        if not np.isfinite(out.sum()):  # a value missing (or infinite): again
-            out = self._quadratic(x, half_prec, linear, const, masked=True)
+            return self._student_t(x, params["df"], params["mu"], params["scale2"])
+        var = np.asarray(params["var"], dtype=float)
+        mu = np.ascontiguousarray(np.broadcast_to(params["mu"], var.shape), dtype=float)
+        inv_sd = np.ascontiguousarray(1.0 / np.sqrt(var))
+        const = np.ascontiguousarray(-0.5 * (np.log(var) + LOG_2PI))
+        out = np.empty((var.shape[0], x.shape[0]))
+        with np.errstate(invalid="ignore", over="ignore"):
+            _compiled.dense_gaussian_scores(x, mu, inv_sd, const, out)
+        if not np.isfinite(out).all():  # an infinite value, or a deviation beyond 1e154 sd
+            self._check_finite(x)
         return out.T
 
-    def _quadratic(self, x, quad, linear, const, masked: bool) -> np.ndarray:
-        """``quad @ xc2.T + linear @ xc.T + const.sum(1)`` (K, n), components first, with
-        ``xc`` the centred values; ``masked``: a missing entry adds nothing."""
-        out = np.empty((quad.shape[0], x.shape[0]))
-        total = const.sum(axis=1)[:, None]
-        for rows, xc in _centred_blocks(x, self.shift):  # squared in place, as in _sums
-            missing = self._drop_missing(xc) if masked else None
-            block = out[:, rows]
-            np.matmul(linear, xc.T, out=block)
-            block += quad @ np.multiply(xc, xc, out=xc).T
-            block += total
-            if missing is not None:
-                block -= const @ missing.T
-        return out
-
     def _student_t(self, x, df, loc, scale2) -> np.ndarray:
+        self._check_finite(x)
         missing = np.isnan(x)
-        if np.isinf(x).any():
-            self._inf_error()
-        xc = np.where(missing, 0.0, x - self.shift)
+        df, loc, scale2 = (np.asarray(v, dtype=float) for v in (df, loc, scale2))
         norm = (
             special.gammaln((df + 1) / 2)
             - special.gammaln(df / 2)
             - 0.5 * np.log(df * np.pi * scale2)
         )
-        out = np.empty((xc.shape[0], df.shape[0]))
-        for k in range(df.shape[0]):
-            z = (xc - loc[k]) ** 2 / (df[k] * scale2[k])
-            term = norm[k] - 0.5 * (df[k] + 1) * np.log1p(z)
-            term[missing] = 0.0
-            out[:, k] = term.sum(axis=1)
+        width = np.sqrt(df * scale2)
+        out = np.empty((x.shape[0], df.shape[0]))
+        with np.errstate(invalid="ignore", over="ignore"):
+            for k in range(df.shape[0]):
+                z = (x - loc[k]) / width[k]  # scaled before it is squared: no overflow
+                term = norm[k] - 0.5 * (df[k] + 1) * np.log1p(z * z)
+                out[:, k] = np.where(missing, 0.0, term).sum(axis=1)
         return out
 
     def sample(self, params, components, rng) -> np.ndarray:
@@ -327,37 +301,14 @@ class Gaussian(Family):
 # ----------------------------------------------------------------------------------------
 
 
-def _centred_blocks(x: np.ndarray, centre: np.ndarray):
-    """Blocks ``(rows, x[rows] - centre)`` of about ``_BLOCK_ENTRIES`` entries.
-
-    The blocks share one buffer (use each before taking the next). ``centre`` is
-    tiled to a block's shape once, so the subtraction runs over whole blocks rather
-    than row by row.
-    """
-    n, d = x.shape
-    tiled = np.tile(centre, (min(n, max(1, _BLOCK_ENTRIES // max(1, d))), 1))
-    buf = np.empty_like(tiled)
-    for rows in _row_blocks(n, d):
-        m = rows.stop - rows.start
-        yield rows, np.subtract(x[rows], tiled[:m], out=buf[:m])
-
-
-def _cheap_centre(x: np.ndarray) -> np.ndarray:
-    """A value inside the data of every column, to centre on against round-off.
-
-    The median of the finite values among the first rows (robust to an outlier
-    there); a column with none there takes its first finite value, or 0. One small
-    read, not a pass over the data.
-    """
-    head = x[: min(len(x), 1024)]
-    with warnings.catch_warnings():  # a column with no finite value: handled below
-        warnings.simplefilter("ignore", RuntimeWarning)
-        centre = np.nanmedian(np.where(np.isfinite(head), head, np.nan), axis=0)
-    centre = np.atleast_1d(centre)
-    for j in np.flatnonzero(np.isnan(centre)):
-        found = np.flatnonzero(np.isfinite(x[:, j]))
-        centre[j] = x[found[0], j] if found.size else 0.0
-    return centre
+def _moments(x: np.ndarray, args: tuple, n_comp: int, masked: bool) -> dict:
+    """``{"n", "mean", "ss"}`` (K, d) of ``x`` by class: the compiled read
+    :func:`bayesnb._compiled.dense_moments` with the label arguments ``args``;
+    ``masked``: leaving the missing entries out (else a missing entry gives NaN)."""
+    n, mean, ss = (np.zeros((n_comp, x.shape[1])) for _ in range(3))
+    with np.errstate(invalid="ignore", over="ignore"):
+        _compiled.dense_moments(x, *args, masked, n, mean, ss)
+    return {"n": n, "mean": mean, "ss": ss}
 
 
 def _pooled_moments(stats: dict) -> tuple[np.ndarray, np.ndarray]:
