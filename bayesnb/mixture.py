@@ -347,7 +347,7 @@ class _Problem:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ZeroProbabilityWarning)
             params, class_log_prob = estimate_all(
-                self.blocks, stats, class_counts, self.class_prior, self.estimates
+                self.blocks, stats, class_counts, self.class_prior, self.estimates, self.labels
             )
         return _State(params, class_log_prob, stats, class_counts)
 

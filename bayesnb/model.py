@@ -211,7 +211,7 @@ class FittedModel:
     ):
         """Estimate every parameter from sufficient statistics and build the fitted model."""
         block_params, class_log_prob = estimate_all(
-            blocks, stats, class_counts, class_prior, estimates
+            blocks, stats, class_counts, class_prior, estimates, labels
         )
         return cls(
             labels=labels,
@@ -753,9 +753,12 @@ def feature_log_likelihood(
     return jll
 
 
-def estimate_all(blocks, stats, class_counts, class_prior, estimates) -> tuple[list, np.ndarray]:
-    """Parameters of every block and the class log-probabilities from statistics."""
-    params = estimate_blocks(blocks, stats, estimates["features"])
+def estimate_all(
+    blocks, stats, class_counts, class_prior, estimates, labels=None
+) -> tuple[list, np.ndarray]:
+    """Parameters of every block and the class log-probabilities from statistics
+    (``labels`` names the classes in error messages)."""
+    params = estimate_blocks(blocks, stats, estimates["features"], labels)
     k = len(class_counts)
     class_log_prob = Dirichlet(class_prior.resolve(k)).point_estimate(
         class_counts, estimates["class"], what="the class prior"
@@ -978,7 +981,7 @@ def _family_config(block: Family) -> dict:
 
 
 #: State that is an array of floats (the rest are values, lists of values or names).
-_ARRAY_STATE = ("shift", "edges")
+_ARRAY_STATE = ("edges",)
 
 #: What every bound family keeps beyond ``prior``, ``estimate``, ``columns`` and ``name``
 #: (see :func:`_family_from_config`, which rebuilds each through its constructor).
@@ -987,7 +990,7 @@ FAMILY_STATE = {
     "categorical": ("categories", "unseen", "column_categories"),
     "binned": ("categories", "unseen", "column_categories", "edges"),
     "multinomial": (),
-    "gaussian": ("ddof", "shift"),
+    "gaussian": ("ddof",),
 }
 _COMMON_STATE = ("prior", "estimate", "columns", "name")
 
@@ -1045,16 +1048,10 @@ def _family_from_config(config, index: int = 0) -> Family:
         if ddof not in (0, 1) or isinstance(ddof, bool):
             raise ModelFileError(f"{where}: ddof must be 0 or 1; got {ddof!r}.")
         block = FAMILIES[kind](prior, ddof=ddof, **common)
-        shift = _numbers(state["shift"], f"{where}: shift")
-        if shift.shape not in ((), (d,)):
-            raise ModelFileError(f"{where}: shift must hold {d} number(s); got {shift.tolist()!r}.")
-        for key in ("mu", "kappa", "alpha", "beta"):
-            shape = np.shape(getattr(prior, key))
-            if shape not in ((), (d,)):
-                raise ModelFileError(
-                    f"{where}: the prior's {key} has shape {shape}; the feature has {d} column(s)."
-                )
-        block.shift = shift
+        try:
+            prior.check_shape(d, what=where)
+        except InputError as err:
+            raise ModelFileError(f"{where}: {err}") from None
     else:  # categorical, binned
         categories = _decode_values(state["categories"], f"{where}: categories")
         per_column = _decode_values(state["column_categories"], f"{where}: column_categories")

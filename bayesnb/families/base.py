@@ -200,9 +200,9 @@ def count_blocks(blocks, table, resp) -> list[dict]:
     return stats
 
 
-def estimate_blocks(blocks, stats, methods: dict) -> list[dict]:
+def estimate_blocks(blocks, stats, methods: dict, labels=None) -> list[dict]:
     """``block.estimate_params(stats, methods[block.name])`` of every block, runs fused
-    where their estimators agree."""
+    where their estimators agree; ``labels`` names the classes in error messages."""
     params: list = []
     for start, stop in fusion_runs(blocks):
         group, group_stats = blocks[start:stop], stats[start:stop]
@@ -216,7 +216,8 @@ def estimate_blocks(blocks, stats, methods: dict) -> list[dict]:
                 params.extend(fused.split(out, group))
                 continue
         params.extend(
-            b.estimate_params(st, methods[b.name]) for b, st in zip(group, group_stats, strict=True)
+            b.estimate_params(st, methods[b.name], labels=labels)
+            for b, st in zip(group, group_stats, strict=True)
         )
     return params
 

@@ -102,7 +102,7 @@ class _Discrete(Family):
         categories of its own, so every Dirichlet is over the whole last axis)."""
         return None
 
-    def estimate_params(self, stats: dict, method: str) -> dict:
+    def estimate_params(self, stats: dict, method: str, *, labels=None) -> dict:
         counts = stats["counts"]
         alpha = self._alpha(counts.shape[0], counts.shape[1:])
         # The declared prior itself when its concentration is used as it is.
@@ -1031,8 +1031,8 @@ class Multinomial(_Discrete):
             return {"counts": counts}
         return {"counts": _column_sums(self._checked(enc), dense(resp))}
 
-    def estimate_params(self, stats, method):
-        params = super().estimate_params(stats, method)
+    def estimate_params(self, stats, method, *, labels=None):
+        params = super().estimate_params(stats, method, labels=labels)
         if method == "predictive":
             counts = stats["counts"]
             params["concentration"] = counts + self._alpha(counts.shape[0], counts.shape[1:])
