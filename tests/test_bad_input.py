@@ -87,7 +87,7 @@ def test_gaussian_posterior_mean_variance_needs_alpha_above_one_names_feature_an
     prior = bnb.NormalInverseGamma(alpha=0.5)
     with pytest.raises(
         errors.InputError,
-        match=r"E\[sigma2\] of Gaussian feature 'g' in class (#1|'b'), column 'g'",
+        match=r"E\[sigma2\] of Gaussian feature 'g' in class 'b', column 'g'",
     ):
         bnb.NaiveBayes({"g": bnb.Gaussian(prior)}).fit(X, ["a", "a", "a", "b"], estimate="mean")
 
@@ -95,7 +95,7 @@ def test_gaussian_posterior_mean_variance_needs_alpha_above_one_names_feature_an
 def test_gaussian_ml_with_too_few_rows_names_class_and_column():
     X = pd.DataFrame({"g": [0.0, 1.0, 2.0, 7.0]})
     with pytest.raises(
-        errors.InputError, match=r"ddof=1 .*Gaussian feature 'g'.*class (#1|'b'), column 'g'"
+        errors.InputError, match=r"ddof=1 .*Gaussian feature 'g'.*class 'b', column 'g'"
     ):
         bnb.NaiveBayes({"g": bnb.Gaussian(ddof=1)}).fit(X, ["a", "a", "a", "b"], estimate="ml")
 

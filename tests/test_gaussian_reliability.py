@@ -202,7 +202,7 @@ def test_an_exactly_constant_class_has_exactly_zero_spread():
     r = np.random.default_rng(0).permutation(10_000)
     stats = bound_gaussian(1).count(X[r], Labels(y[r], 2))
     assert stats["ss"][0, 0] == 0.0 and stats["mean"][0, 0] == 0.1
-    with pytest.raises(bnb.errors.InputError, match=r"zero variance.*class #?0\b"):
+    with pytest.raises(bnb.errors.InputError, match=r"zero variance.*class 0\b"):
         bnb.NaiveBayes(bnb.Gaussian()).fit(X[r], y[r], estimate="ml")
 
 
