@@ -26,35 +26,48 @@ def start_params(blocks: list, K: int, source) -> tuple[list, np.ndarray]:
         names = [(b.name, b.kind, list(b.columns)) for b in source.blocks]
         ours = [(b.name, b.kind, list(b.columns)) for b in blocks]
         if names != ours or len(source.labels) != K:
-            raise ValueError(
+            raise InputError(
                 f"init is a fitted model with {len(source.labels)} classes and blocks {names!r}; "
                 f"EM here has {K} components and blocks {ours!r}. Start from a model fitted "
                 "with the same declaration and number of classes."
             )
         for b, p in zip(source.blocks, source.block_params, strict=True):
             if "concentration" in p or "df" in p:
-                raise ValueError(
+                raise InputError(
                     f"init's feature {b.name!r} holds posterior-predictive parameters; start "
                     "from a model fitted with estimate='ml', 'map' or 'mean'."
                 )
         return [dict(p) for p in source.block_params], np.array(source.class_log_prob, dtype=float)
     if not isinstance(source, dict | xr.Dataset):
-        raise TypeError(
+        raise InputTypeError(
             "init must be 'random', 'uniform', an (n, K) array of responsibilities, a fitted "
             f"model, or parameters as an xarray.Dataset or dict; got {type(source).__name__}."
         )
     weights = _source_value(source, "class_prob")
     if weights is None:
-        raise ValueError("init lacks 'class_prob', the component weights (one per component).")
+        raise InputError(
+            "init lacks 'class_prob', the component weights (one per component); give "
+            "init['class_prob'] in the layout of MixtureFit.params."
+        )
     weights = np.asarray(weights, dtype=float)
     if weights.shape != (K,) or np.any(weights < 0) or not np.isclose(weights.sum(), 1.0):
-        raise ValueError(
+        raise InputError(
             f"init['class_prob'] must be {K} non-negative weights summing to 1; got "
             f"{weights.tolist()!r}."
         )
     with np.errstate(divide="ignore"):
         class_log_prob = np.log(weights)
-    return [b.params_from(source, K) for b in blocks], class_log_prob
+    return [_block_params(b, source, K) for b in blocks], class_log_prob
+
+
+def _block_params(block, source, K: int) -> dict:
+    """The family's reading of its starting parameters, its refusals as InputError."""
+    try:
+        return block.params_from(source, K)
+    except InputError:
+        raise
+    except ValueError as err:
+        raise InputError(str(err)) from err
 
 
 def component_labels(n_components, init) -> list:
@@ -99,7 +112,22 @@ def component_labels(n_components, init) -> list:
         raise InputError(
             f"n_components must be a positive int or a list of distinct names; got {labels!r}."
         )
+    missing = [name for name in labels if _is_missing(name)]
+    if missing:
+        raise InputError(
+            f"n_components names a component {missing[0]!r}, a missing value; a missing "
+            "label in y means 'component unknown', so it cannot name a component. Give "
+            "every component a name, e.g. n_components=['a', 'b']."
+        )
     return labels
+
+
+def _is_missing(value) -> bool:
+    """Whether a scalar is a missing value (None, NaN, pd.NA, NaT)."""
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def _init_weights(init):

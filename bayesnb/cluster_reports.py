@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.priors import ZeroProbabilityWarning
 from bayesnb.sufficient import pool_stats
 
@@ -83,7 +84,7 @@ def report(fit, top: int | None = 5) -> pd.DataFrame:
     Parameters
     ----------
     fit : MixtureFit
-    top : int or None, default 5
+    top : int >= 1 or None, default 5
 
     Returns
     -------
@@ -92,6 +93,18 @@ def report(fit, top: int | None = 5) -> pd.DataFrame:
         (nats) and ``summary`` (the cluster's most probable value or mean against
         the whole data's).
     """
+    if top is not None and (
+        isinstance(top, bool | np.bool_) or not isinstance(top, int | np.integer)
+    ):
+        raise InputTypeError(
+            f"top must be None (every attribute) or an int >= 1 (attributes per cluster); "
+            f"got {top!r} ({type(top).__name__})."
+        )
+    if top is not None and top < 1:
+        raise InputError(
+            f"top must be None (every attribute) or an int >= 1 (attributes per cluster); "
+            f"got {top!r}."
+        )
     pooled = pooled_params(fit)  # the whole data's parameters, once for both
     infl = _influence(fit, pooled)
     weights = np.exp(fit.class_log_prob)

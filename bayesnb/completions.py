@@ -23,8 +23,10 @@ import pandas as pd
 import xarray as xr
 from scipy import special
 
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli
 from bayesnb.mixture import MixtureFit, _problem_at
+from bayesnb.model import FittedModel
 from bayesnb.naive_bayes import NaiveBayes
 from bayesnb.sufficient import merge_stats, scale_stats
 
@@ -37,7 +39,8 @@ def seed_003_example() -> tuple[NaiveBayes, pd.DataFrame, xr.Dataset]:
     Returns
     -------
     model : NaiveBayes
-        Two Bernoulli features, ``X1`` and ``X2``, with the default Beta(1, 1) priors.
+        Two Bernoulli features, ``X1`` and ``X2`` (values ``False``/``True``), with the
+        default Beta(1, 1) priors.
     data : DataFrame
         D = {FT, TT}: ``X1 = [False, True]`` and ``X2 = [True, True]``.
     start : Dataset
@@ -52,7 +55,9 @@ def seed_003_example() -> tuple[NaiveBayes, pd.DataFrame, xr.Dataset]:
     >>> start["X1"].sel(component="T").item(), start["class_prob"].sel(component="T").item()
     (0.9, 0.7)
     """
-    model = NaiveBayes({"X1": Bernoulli(), "X2": Bernoulli()})
+    model = NaiveBayes(
+        {"X1": Bernoulli(values=(False, True)), "X2": Bernoulli(values=(False, True))}
+    )
     data = pd.DataFrame({"X1": [False, True], "X2": [True, True]})
     start = xr.Dataset(
         {
@@ -63,6 +68,17 @@ def seed_003_example() -> tuple[NaiveBayes, pd.DataFrame, xr.Dataset]:
         coords={"component": ["F", "T"]},
     )
     return model, data, start
+
+
+def _checked_params(params):
+    """``params`` when it is parameters or a fitted model, else a clear error."""
+    if not isinstance(params, dict | xr.Dataset | FittedModel):
+        raise InputTypeError(
+            "params must be parameters in the layout of MixtureFit.params (an "
+            "xarray.Dataset, or a dict with 'class_prob' and one entry per feature) or a "
+            f"fitted model; got {type(params).__name__}."
+        )
+    return params
 
 
 def _statistics_dataset(problem, state, stats, class_counts) -> xr.Dataset:
@@ -101,10 +117,10 @@ def expected_statistics(model, X, params, *, feature_names=None) -> xr.Dataset:
     >>> stats = expected_statistics(model, D, start)
     >>> stats["class_count"].values                      # E[N_F], E[N_T] = 6/11, 16/11
     array([0.54545455, 1.45454545])
-    >>> stats["X1"].sel(X1_category=1).values            # E[N_1,T^F], E[N_1,T^T]
+    >>> stats["X1"].sel(X1_category=True).values         # E[N_1,T^F], E[N_1,T^T]
     array([0.04545455, 0.95454545])
     """
-    problem, state = _problem_at(model, X, params, feature_names)
+    problem, state = _problem_at(model, X, _checked_params(params), feature_names)
     sweep = problem.sweep(state)
     return _statistics_dataset(problem, state, sweep.stats, sweep.class_counts)
 
@@ -144,10 +160,17 @@ def enumerate_completions(model, X, params, *, max_completions: int = 100_000, f
     2  T  F  0.000756     0.022727
     3  T  T  0.015876     0.477273
     """
-    problem, state = _problem_at(model, X, params, feature_names)
+    if isinstance(max_completions, bool | np.bool_) or not isinstance(
+        max_completions, int | np.integer
+    ):
+        raise InputTypeError(
+            f"max_completions must be an int >= 1; got {max_completions!r} "
+            f"({type(max_completions).__name__})."
+        )
+    problem, state = _problem_at(model, X, _checked_params(params), feature_names)
     K, n = problem.K, problem.n
     if K**n > max_completions:
-        raise ValueError(
+        raise InputError(
             f"{K}^{n} = {K**n} completions exceed max_completions={max_completions}; the "
             "brute force is exponential in the number of rows. Use a few rows, or "
             "expected_statistics for the per-instance E-step."

@@ -216,6 +216,14 @@ class _Problem:
                     "maximum-likelihood 1/N variance. Declare Gaussian(ddof=0) or use "
                     "estimate='map'."
                 )
+            if method == "map" and isinstance(b.prior, Dirichlet) and np.any(b.prior.alpha < 1):
+                raise InputError(
+                    f"feature {b.name!r} declares the prior {b.prior!r} with a concentration "
+                    "< 1 and is estimated by estimate='map'; under EM that prior's density "
+                    "is unbounded where a probability reaches 0, so the objective has no "
+                    "maximum. Use estimate='mean' (the default for discrete features) or "
+                    "concentrations >= 1."
+                )
         # The parts whose log prior density enters the objective: MAP under the declared
         # prior (shift 0), and the posterior mean of a Dirichlet, which is the MAP under
         # the prior with every concentration raised by one (shift 1).
@@ -227,6 +235,13 @@ class _Problem:
         ]
         self.class_prior_shift = shift.get(self.estimates["class"])
         alpha = self.class_prior.resolve(self.K)
+        if self.estimates["class"] == "map" and np.any(alpha < 1):
+            raise InputError(
+                f"class_estimate='map' with the class prior {self.class_prior!r}, a "
+                "concentration < 1: under EM its density is unbounded where a component's "
+                "weight reaches 0, so the objective has no maximum. Use "
+                "class_estimate='mean' (the default) or a class prior with alpha >= 1."
+            )
         self.class_alpha = (
             None if self.class_prior_shift is None else (Dirichlet(alpha + self.class_prior_shift))
         )
@@ -387,9 +402,44 @@ class _Problem:
     # -- the loop -------------------------------------------------------------------------
     def _m_step(self, sweep: _Sweep, restart: int, iteration: int) -> _State:
         try:
-            return self.estimate(sweep.stats, sweep.class_counts)
+            state = self.estimate(sweep.stats, sweep.class_counts)
+            self.check_resolution(state)
         except InputError as err:
             raise InputError(f"EM restart {restart}, iteration {iteration}: {err}") from err
+        return state
+
+    # -- the precision of Gaussian parameters -------------------------------------------
+    def _gaussian_params(self, state: _State):
+        """``(block, mu, var)`` of every Gaussian block at ``state``, (K, columns) each."""
+        for block, params in zip(self.blocks, state.block_params, strict=True):
+            if "var" in params:
+                yield block, np.asarray(params["mu"]), np.asarray(params["var"])
+
+    def check_resolution(self, state: _State) -> None:
+        """Refuse a Gaussian component whose standard deviation is below the spacing of
+        float64 numbers at its mean: its density cannot be evaluated there (a mean one
+        unit in the last place away from the data sits many deviations from it)."""
+        for block, mu, var in self._gaussian_params(state):
+            bad = np.sqrt(var) < np.spacing(np.abs(mu))
+            if bad.any():
+                k, j = np.argwhere(bad)[0]
+                raise InputError(
+                    f"Gaussian feature {block.name!r}, column {block.columns[j]!r}: component "
+                    f"{self.labels[k]!r} has mean {mu[k, j]:.6g} and standard deviation "
+                    f"{np.sqrt(var[k, j]):.3g}, below the spacing of float64 numbers at that "
+                    f"mean ({np.spacing(abs(mu[k, j])):.3g}), so its density cannot be "
+                    "evaluated. Subtract an offset from the column (e.g. its median) or "
+                    "rescale it before clustering."
+                )
+
+    def resolution_slack(self, state: _State) -> float:
+        """How much the objective at ``state`` may move by the rounding of the Gaussian
+        means alone: a mean off by ``d`` (a few units in the last place) changes the
+        log-likelihood of the rows of weight W by ``W d^2 / (2 var)``."""
+        slack = 0.0
+        for _, mu, var in self._gaussian_params(state):
+            slack += float(np.sum((4.0 * np.spacing(np.abs(mu))) ** 2 / (2.0 * var)))
+        return self.total_weight * slack
 
     def run(
         self, state: _State, max_iter: int, tol: float, restart: int, accelerate: bool = True
@@ -417,9 +467,13 @@ class _Problem:
         rates: list = []  # the EM map's rate observed in every SQUAREM cycle
         target = tol * self.total_weight
 
-        def accept(new_sweep: _Sweep) -> None:
+        self.check_resolution(state)
+        slack = [self.resolution_slack(state)]
+
+        def accept(new_sweep: _Sweep, at: _State) -> None:
             history.append(new_sweep.objective)
-            _check_increase(history, self.n, len(history) - 1, restart)
+            slack.append(self.resolution_slack(at))
+            _check_increase(history, self.n, len(history) - 1, restart, max(slack[-2:]))
 
         while len(history) - 1 < max_iter:
             iteration = len(history)
@@ -427,7 +481,7 @@ class _Problem:
                 state = self._m_step(sweep, restart, iteration)
                 sweep = self.sweep(state, buffers)
                 n_sweeps += 1
-                accept(sweep)
+                accept(sweep, state)
                 checkpoints.append(sweep.objective)
                 if _converged(checkpoints, target):
                     converged = True
@@ -438,7 +492,7 @@ class _Problem:
             theta1 = self._m_step(sweep, restart, iteration)
             sweep = self.sweep(theta1, buffers)
             n_sweeps += 1
-            accept(sweep)
+            accept(sweep, theta1)
             first_objective = sweep.objective
             if first_objective - start_objective <= 0:  # an EM fixed point, to round-off
                 state = theta1
@@ -460,7 +514,7 @@ class _Problem:
                 n_sweeps += 1
             else:
                 sweep, theta_next = trial
-            accept(sweep)
+            accept(sweep, theta2 if trial is None else theta_x)
             accepted_objective = sweep.objective
             # The stabilizing EM step from the accepted point.
             state = (
@@ -468,7 +522,7 @@ class _Problem:
             )
             sweep = self.sweep(state, buffers)
             n_sweeps += 1
-            accept(sweep)
+            accept(sweep, state)
             cycle_gain = sweep.objective - start_objective
             if _converged_cycle(cycle_gain, sweep.objective - accepted_objective, rates, target):
                 converged = True
@@ -706,10 +760,13 @@ def _log_normalized(logp: np.ndarray, segments) -> np.ndarray:
         return logp - top - np.log(total)
 
 
-def _check_increase(history: list, n: int, iteration: int, restart: int) -> None:
-    """Raise :class:`MonotonicityError` when the objective fell beyond round-off."""
+def _check_increase(
+    history: list, n: int, iteration: int, restart: int, resolution: float = 0.0
+) -> None:
+    """Raise :class:`MonotonicityError` when the objective fell beyond round-off (of the
+    sums, plus ``resolution``, what the rounding of the parameters alone may move)."""
     previous, current = history[-2], history[-1]
-    slack = 1e-9 * (abs(previous) + n)
+    slack = 1e-9 * (abs(previous) + n) + resolution
     if current < previous - slack:
         raise MonotonicityError(
             f"EM's objective decreased at iteration {iteration} of restart {restart}: "
@@ -750,7 +807,27 @@ def _label_series(y) -> pd.Series:
         return pd.Series(y.to_numpy(dtype=object, na_value=None))
     if isinstance(y, pd.api.extensions.ExtensionArray | pd.Index):
         return pd.Series(np.asarray(y, dtype=object))
-    return pd.Series(np.asarray(y, dtype=object).ravel() if np.ndim(y) else [y])
+    if isinstance(y, pd.DataFrame) or np.ndim(y) != 1:
+        raise InputError(
+            f"y must hold one label per row of X (one dimension); got "
+            f"{type(y).__name__} of shape {np.shape(y)}. Give a list, array or Series, "
+            "with a missing value (None, NaN) for a row whose component is unknown."
+        )
+    return pd.Series(np.asarray(y, dtype=object))
+
+
+def _sorted_labels(known: pd.Series) -> list:
+    """The distinct known labels of ``y``, sorted."""
+    distinct = pd.unique(known).tolist()
+    try:
+        return sorted(distinct)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in distinct})
+        raise InputTypeError(
+            f"y mixes labels of types {kinds} (e.g. {distinct[:4]!r}), which cannot be "
+            "ordered into components. Give labels of one type, or give n_components as "
+            "the list of every component name."
+        ) from None
 
 
 # ----------------------------------------------------------------------------------------
@@ -901,11 +978,20 @@ def fit_mixture(
             "clustering is not available yet in this version."
         )
     for name, value in (("estimate", estimate), ("class_estimate", class_estimate)):
-        if value is not None and (not isinstance(value, str) or value not in EM_ESTIMATES):
+        if value is not None and not isinstance(value, str):
+            raise InputTypeError(
+                f"{name} must be None, 'mean', 'map' or 'ml' for EM; got {value!r} "
+                f"({type(value).__name__}). Leave it unset for the per-family default."
+            )
+        if value is not None and value not in EM_ESTIMATES:
+            why = (
+                " EM's M-step must maximize its objective, and the posterior predictive does not."
+                if value == "predictive"
+                else ""
+            )
             raise InputError(
-                f"{name} must be None, 'mean', 'map' or 'ml' for EM; got {value!r}. EM's "
-                "M-step must maximize its objective: the posterior predictive does not. "
-                "Leave it unset for the per-family default."
+                f"{name} must be None, 'mean', 'map' or 'ml' for EM (lower case); got "
+                f"{value!r}.{why} Leave it unset for the per-family default."
             )
     n_init = _check_count("n_init", n_init)
     max_iter = _check_count("max_iter", max_iter)
@@ -915,6 +1001,12 @@ def fit_mixture(
     _check_random_state(random_state)
     if isinstance(init, str) and init not in INITS:
         raise InputError(f"init must be one of {INITS}, an array or parameters; got {init!r}.")
+    if not isinstance(init, str | np.ndarray | dict | xr.Dataset | FittedModel):
+        raise InputTypeError(
+            f"init must be 'random', 'uniform', an (n, K) numpy array of responsibilities, "
+            f"parameters (an xarray.Dataset or dict) or a fitted model; got "
+            f"{type(init).__name__}. Wrap responsibilities in np.asarray."
+        )
     given_start = not (isinstance(init, str) and init == "random")
     if given_start and n_init != 1:
         raise InputError(
@@ -929,8 +1021,7 @@ def fit_mixture(
         and isinstance(n_components, int | np.integer)
         and not isinstance(n_components, bool)
     ):
-        known = _label_series(y).dropna()
-        labels = sorted(pd.unique(known).tolist())
+        labels = _sorted_labels(_label_series(y).dropna())
         if not labels:  # every label missing: nothing is known
             labels = component_labels(n_components, init)
         elif len(labels) != n_components:
@@ -1169,6 +1260,9 @@ class MixtureFit(FittedModel):
         Every restart's fit; ``restarts[best_restart]`` is this one.
     n_samples : int
         Training rows.
+    total_weight : float
+        Their total weight (``n_samples`` without ``sample_weight``): the sample size
+        of :attr:`bic`, since a row of weight 2 counts as two rows.
     """
 
     label_dim = "component"
@@ -1181,6 +1275,7 @@ class MixtureFit(FittedModel):
     restarts = None
     best_restart = None
     n_samples = None
+    total_weight = None
     init = None
     seconds = None
     n_sweeps = None
@@ -1213,6 +1308,7 @@ class MixtureFit(FittedModel):
         fit.converged = bool(run.converged)
         fit.responsibilities = np.ascontiguousarray(run.resp.T)
         fit.n_samples = problem.n
+        fit.total_weight = problem.total_weight
         fit.init = init
         fit.seconds = run.seconds
         fit.n_sweeps = run.n_sweeps
@@ -1230,7 +1326,7 @@ class MixtureFit(FittedModel):
     # -- information criteria -------------------------------------------------------------
     def _need_fit(self, what: str) -> None:
         if self.log_likelihood is None:
-            raise ValueError(
+            raise InputError(
                 f"{what} needs the training diagnostics, which this mixture does not carry. "
                 "Refit, or use log_likelihood_rows(X) on the training data."
             )
@@ -1243,9 +1339,11 @@ class MixtureFit(FittedModel):
 
     @property
     def bic(self) -> float:
-        """Schwarz's criterion :math:`-2\\log L + p\\log n` (lower is better)."""
+        """Schwarz's criterion :math:`-2\\log L + p\\log n` (lower is better), n the
+        total weight of the training rows (their number without ``sample_weight``)."""
         self._need_fit("bic")
-        return -2.0 * self.log_likelihood + self.n_parameters() * math.log(self.n_samples)
+        n = self.n_samples if self.total_weight is None else self.total_weight
+        return -2.0 * self.log_likelihood + self.n_parameters() * math.log(n)
 
     # -- reports and model choice ---------------------------------------------------------
     def influence(self) -> xr.DataArray:
@@ -1281,16 +1379,27 @@ class MixtureFit(FittedModel):
             A ``component`` column followed by the feature columns, values in the
             training data's coding (e.g. ``"y"``/``"n"``).
         """
-        if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 0:
-            raise ValueError(f"n must be an int >= 0; got {n!r}.")
+        if not isinstance(n, int | np.integer) or isinstance(n, bool | np.bool_):
+            raise InputTypeError(
+                f"n must be an int >= 0 (the number of rows to draw); got {n!r} "
+                f"({type(n).__name__}). Give a whole number, e.g. n=100."
+            )
+        if n < 0:
+            raise InputError(f"n must be an int >= 0 (the number of rows to draw); got {n!r}.")
         if "component" in self.feature_names:
-            raise ValueError("a feature is named 'component'; rename it to sample.")
+            raise InputError(
+                "a feature is named 'component', the name of the drawn component's column; "
+                "rename that feature to sample."
+            )
+        _check_random_state(random_state)
         rng = np.random.default_rng(random_state)
         weights = np.exp(self.class_log_prob)
         components = rng.choice(len(self.labels), size=int(n), p=weights / weights.sum())
         columns = {"component": np.asarray(self.labels, dtype=object)[components]}
         for block, params in zip(self.blocks, self.block_params, strict=True):
-            draws = np.asarray(block.sample(params, components, rng)).reshape(int(n), -1)
+            draws = np.asarray(block.sample(params, components, rng)).reshape(
+                int(n), len(block.columns)
+            )
             for j, col in enumerate(block.columns):
                 columns[col] = draws[:, j]
         return pd.DataFrame(columns)[["component", *self.feature_names]]
@@ -1305,6 +1414,7 @@ class MixtureFit(FittedModel):
                 "n_iter": self.n_iter,
                 "converged": self.converged,
                 "n_samples": self.n_samples,
+                "total_weight": self.total_weight,
                 "saddle": self.saddle,
             }
         return config
@@ -1320,4 +1430,5 @@ class MixtureFit(FittedModel):
         self.n_iter = int(diagnostics["n_iter"])
         self.converged = bool(diagnostics["converged"])
         self.n_samples = int(diagnostics["n_samples"])
+        self.total_weight = float(diagnostics.get("total_weight", self.n_samples))
         self.saddle = bool(diagnostics.get("saddle", False))

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import sparse
 
 from bayesnb._data import Table
-from bayesnb.errors import InputError
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import _xlogp_sum
 from bayesnb.model import log_sum_exp_rows, normalize
 from bayesnb.priors import Dirichlet
@@ -76,10 +76,19 @@ def compare_components(
             "pattern statistics count every row once. Repeat the rows instead, or fit "
             "each K with model.cluster(..., sample_weight=...) and compare log_likelihood."
         )
-    if not (isinstance(k_min, int) and isinstance(k_max, int) and 1 <= k_min <= k_max):
-        raise ValueError(f"need ints 1 <= k_min <= k_max; got k_min={k_min!r}, k_max={k_max!r}.")
+    for name, value in (("k_max", k_max), ("k_min", k_min)):
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+            raise InputTypeError(
+                f"{name} must be an int >= 1 (a number of components); got {value!r} "
+                f"({type(value).__name__}). Give a whole number, e.g. {name}=3."
+            )
+    if not 1 <= k_min <= k_max:
+        raise InputError(
+            f"compare_components needs 1 <= k_min <= k_max; got k_min={k_min!r}, "
+            f"k_max={k_max!r}. Give k_max >= k_min >= 1."
+        )
     rows, fits = [], {}
-    for K in range(k_min, k_max + 1):
+    for K in range(int(k_min), int(k_max) + 1):
         fit = model.cluster(X, K, **options)
         fits[K] = fit
         row = {
@@ -169,7 +178,7 @@ def pattern_statistics(fit, X) -> dict:
     """
     kinds = _unpatterned_kinds(fit)
     if kinds:
-        raise ValueError(
+        raise InputError(
             f"pattern statistics need discrete Bernoulli/Categorical features only; this "
             f"model has {kinds}. Use the log-likelihood, BIC or Cheeseman-Stutz instead."
         )
@@ -177,7 +186,10 @@ def pattern_statistics(fit, X) -> dict:
     complete = np.all(codes >= 0, axis=1)
     n_complete = int(complete.sum())
     if n_complete == 0:
-        raise ValueError("X has no row without a missing value; no pattern to tally.")
+        raise InputError(
+            "pattern statistics tally the rows of X without a missing value, and X has "
+            "none. Give rows with every feature observed."
+        )
     row_ll = fit.log_likelihood_rows(X)[complete]
     patterns, first, observed = np.unique(
         codes[complete], axis=0, return_index=True, return_counts=True

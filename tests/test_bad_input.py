@@ -668,6 +668,149 @@ def test_compare_components_refuses_sample_weight():
         bnb.compare_components(_EM_VOTES_MODEL, _em_votes(), 2, sample_weight=np.ones(435))
 
 
+_TENNIS = bnb.datasets.play_tennis()
+
+
+def _tennis_x():
+    return _TENNIS.drop(columns="play")
+
+
+def test_cluster_y_of_mixed_label_types_is_named():
+    y = ["a", 1, None] * 4 + ["a", 1]
+    with pytest.raises(errors.InputTypeError, match=r"y mixes labels of types \['int', 'str'\]"):
+        bnb.NaiveBayes().cluster(_tennis_x(), 3, y=y)
+
+
+@pytest.mark.parametrize("y", [np.zeros((14, 2)), 1])
+def test_cluster_y_that_is_not_one_label_per_row_is_named(y):
+    with pytest.raises(errors.InputError, match=r"y must hold one label per row"):
+        bnb.NaiveBayes().cluster(_tennis_x(), 2, y=y)
+
+
+@pytest.mark.parametrize("names", [[None, 1], [np.nan, 1.0]])
+def test_cluster_component_named_by_a_missing_value_is_refused(names):
+    with pytest.raises(errors.InputError, match=r"n_components names a component .*missing"):
+        bnb.NaiveBayes().cluster(_tennis_x(), names)
+
+
+@pytest.mark.parametrize("init", [[[0.5, 0.5]] * 14, 3])
+def test_cluster_init_of_an_unknown_kind_is_named(init):
+    with pytest.raises(errors.InputTypeError, match=r"init must be .*got (list|int)"):
+        bnb.NaiveBayes().cluster(_tennis_x(), 2, init=init, n_init=1)
+
+
+def test_cluster_init_fitted_with_another_number_of_components_is_named():
+    fit = bnb.NaiveBayes().cluster(_tennis_x(), 2, random_state=0)
+    with pytest.raises(errors.InputError, match=r"init is a fitted model with 2 classes"):
+        bnb.NaiveBayes().cluster(_tennis_x(), 3, init=fit, n_init=1)
+
+
+def test_cluster_init_lacking_a_feature_names_it():
+    params = bnb.NaiveBayes().cluster(_tennis_x(), 2, random_state=0).params
+    with pytest.raises(errors.InputError, match=r"init lacks the parameters of feature 'outlook'"):
+        bnb.NaiveBayes().cluster(_tennis_x(), None, init=params.drop_vars("outlook"), n_init=1)
+
+
+def test_cluster_init_with_a_negative_variance_names_the_feature():
+    faithful = bnb.datasets.old_faithful()
+    params = bnb.NaiveBayes().cluster(faithful, 2, random_state=0).params
+    params["eruptions_var"] = -params["eruptions_var"]
+    with pytest.raises(errors.InputError, match=r"init for Gaussian 'eruptions'"):
+        bnb.NaiveBayes().cluster(faithful, None, init=params, n_init=1)
+
+
+def test_cluster_estimate_of_the_wrong_type_is_named():
+    with pytest.raises(errors.InputTypeError, match=r"estimate must be None.*got 3 \(int\)"):
+        bnb.NaiveBayes().cluster(_tennis_x(), 2, estimate=3)
+
+
+def test_cluster_estimate_in_upper_case_is_named_without_blaming_the_predictive():
+    with pytest.raises(errors.InputError, match=r"estimate must be .*got 'MAP'") as info:
+        bnb.NaiveBayes().cluster(_tennis_x(), 2, estimate="MAP")
+    assert "predictive" not in str(info.value)
+
+
+def test_cluster_map_under_a_dirichlet_below_one_names_the_feature():
+    model = bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(0.5)))
+    with pytest.raises(errors.InputError, match=r"feature 'outlook' declares the prior"):
+        model.cluster(_tennis_x(), 2, estimate="map")
+
+
+def test_cluster_map_class_weights_under_a_dirichlet_below_one_are_named():
+    model = bnb.NaiveBayes(class_prior=bnb.Dirichlet(0.5))
+    with pytest.raises(errors.InputError, match=r"class_estimate='map' with the class prior"):
+        model.cluster(_tennis_x(), 2, class_estimate="map")
+
+
+def test_cluster_gaussian_below_float_resolution_names_the_column():
+    # Every value is 1e150 + N(0, 1) = 1e150: a spread far below the spacing of float64
+    # at 1e150 (1.8e134), where no Gaussian density can be evaluated.
+    X = pd.DataFrame({"g": 1e150 + np.random.default_rng(0).normal(size=50)})
+    with pytest.raises(errors.InputError, match=r"Gaussian feature 'g', column 'g'.*spacing"):
+        bnb.NaiveBayes().cluster(X, 2, random_state=0)
+
+
+@pytest.mark.parametrize(
+    ("top", "error"),
+    [(0, errors.InputError), (-1, errors.InputError), ("a", errors.InputTypeError)],
+)
+def test_mixture_report_top_is_named(top, error):
+    mix = bnb.NaiveBayes().cluster(_tennis_x(), 2, random_state=0)
+    with pytest.raises(error, match=r"top must be None .*or an int >= 1"):
+        mix.report(top=top)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"n": -1}, errors.InputError, r"n must be an int >= 0"),
+        ({"n": 2.0}, errors.InputTypeError, r"n must be an int >= 0"),
+        ({"n": 2, "random_state": "x"}, errors.InputTypeError, r"random_state must be"),
+    ],
+)
+def test_mixture_sample_arguments_are_named(kwargs, error, match):
+    mix = bnb.NaiveBayes().cluster(_tennis_x(), 2, random_state=0)
+    with pytest.raises(error, match=match):
+        mix.sample(**kwargs)
+
+
+def test_pattern_statistics_of_a_gaussian_mixture_are_refused_by_name():
+    mix = bnb.NaiveBayes().cluster(bnb.datasets.old_faithful(), 2, random_state=0)
+    with pytest.raises(errors.InputError, match=r"pattern statistics need discrete .*gaussian"):
+        mix.pattern_statistics(bnb.datasets.old_faithful())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"k_max": 0}, errors.InputError),
+        ({"k_max": 2, "k_min": 3}, errors.InputError),
+        ({"k_max": 2.0}, errors.InputTypeError),
+    ],
+)
+def test_compare_components_range_is_named(kwargs, error):
+    with pytest.raises(error, match=r"k_max"):
+        bnb.compare_components(bnb.NaiveBayes(), _tennis_x(), **kwargs)
+
+
+def test_enumerate_completions_limit_is_named():
+    from bayesnb.completions import enumerate_completions, seed_003_example
+
+    model, data, start = seed_003_example()
+    with pytest.raises(errors.InputError, match=r"exceed max_completions=3"):
+        enumerate_completions(model, data, start, max_completions=3)
+    with pytest.raises(errors.InputTypeError, match=r"max_completions must be an int"):
+        enumerate_completions(model, data, start, max_completions="x")
+
+
+def test_expected_statistics_params_of_the_wrong_kind_are_named():
+    from bayesnb.completions import expected_statistics, seed_003_example
+
+    model, data, _ = seed_003_example()
+    with pytest.raises(errors.InputTypeError, match=r"params must be parameters .*got str"):
+        expected_statistics(model, data, "random")
+
+
 # (end of the EM section)
 #
 #

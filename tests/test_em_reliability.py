@@ -402,3 +402,170 @@ def test_the_acceleration_benchmark_runs(capsys):
         assert r["sweep_ratio"] == pytest.approx(r["plain_sweeps"] / r["fast_sweeps"])
     votes = [r for r in results if r["case"].startswith("house votes") and r["K"] == 3]
     assert votes[0]["sweep_ratio"] > 1.5
+
+
+# -- Cheeseman-Stutz under a declared class prior ------------------------------------------
+
+
+def _beta_bernoulli_log_marginal(n1, n0, a1, a0):
+    """log of the Beta(a1, a0)-Bernoulli marginal likelihood of n1 ones and n0 zeros."""
+    from scipy.special import gammaln
+
+    return (
+        gammaln(a1 + a0)
+        - gammaln(a1 + a0 + n1 + n0)
+        + gammaln(a1 + n1)
+        - gammaln(a1)
+        + gammaln(a0 + n0)
+        - gammaln(a0)
+    )
+
+
+CS_X = np.array(
+    [[0, 1, 1], [1, 1, 0], [0, np.nan, 0], [1, 1, 1], [0, 1, 0], [1, 0, 1], [1, 1, 1], [0, 0, 0]]
+)
+
+
+def test_cheeseman_stutz_with_one_component_is_the_exact_conjugate_marginal():
+    # K = 1: the completed data are the data, so Cheeseman-Stutz is the exact marginal
+    # likelihood: one Beta(3, 2)-Bernoulli marginal per column (the missing entry drops
+    # out), and the class term of a single component is 0 whatever the class prior.
+    model = bnb.NaiveBayes(
+        bnb.Bernoulli(bnb.Beta(3, 2), values=(0, 1)), class_prior=bnb.Dirichlet(7.0)
+    )
+    fit = model.cluster(CS_X, 1)
+    ones = np.nansum(CS_X, axis=0)
+    zeros = np.sum(CS_X == 0, axis=0)
+    expected = _beta_bernoulli_log_marginal(ones, zeros, 3.0, 2.0).sum()
+    assert fit.cheeseman_stutz(CS_X) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("class_alpha", [[1.5, 6.0], [4.0, 4.0]])
+def test_cheeseman_stutz_uses_the_declared_class_prior(class_alpha):
+    # K = 2, written out: with r the responsibilities at the fitted theta, N_k = sum_i r_ik
+    # and the soft counts n1_kj, n0_kj,
+    #   CS = log p(X' | K) - log p(X' | theta) + log p(X | theta) + log 2!,
+    #   log p(X' | K) = log Gamma(sum a) - log Gamma(sum a + n)
+    #                   + sum_k [log Gamma(a_k + N_k) - log Gamma(a_k)]   (class prior)
+    #                   + sum_kj Beta(2, 2)-Bernoulli marginal of (n1_kj, n0_kj),
+    #   log p(X' | theta) = sum_k N_k log pi_k + sum_kj n1 log p_kj + n0 log(1 - p_kj).
+    from scipy.special import gammaln, logsumexp
+
+    a = np.asarray(class_alpha)
+    model = bnb.NaiveBayes(
+        bnb.Bernoulli(bnb.Beta(2, 2), values=(0, 1)), class_prior=bnb.Dirichlet(a)
+    )
+    fit = model.cluster(CS_X, 2, random_state=0)
+    pi = fit.params["class_prob"].values
+    p = fit.params["X"].values  # (component, column): P(x = 1)
+    obs = ~np.isnan(CS_X)
+    x = np.nan_to_num(CS_X)
+    log_joint = (
+        np.log(pi)[None, :]
+        + np.einsum("ij,kj->ik", x * obs, np.log(p))
+        + np.einsum("ij,kj->ik", (1 - x) * obs, np.log1p(-p))
+    )
+    row_ll = logsumexp(log_joint, axis=1)
+    r = np.exp(log_joint - row_ll[:, None])
+    N = r.sum(axis=0)
+    n1 = r.T @ (x * obs)
+    n0 = r.T @ ((1 - x) * obs)
+    n = len(CS_X)
+    class_term = gammaln(a.sum()) - gammaln(a.sum() + n) + np.sum(gammaln(a + N) - gammaln(a))
+    features = _beta_bernoulli_log_marginal(n1, n0, 2.0, 2.0).sum()
+    complete = N @ np.log(pi) + np.sum(n1 * np.log(p) + n0 * np.log1p(-p))
+    expected = class_term + features - complete + row_ll.sum() + np.log(2.0)
+    assert fit.cheeseman_stutz(CS_X) == pytest.approx(expected, rel=1e-12)
+    # The class prior matters: the same fit under the default Dirichlet(1) gives another
+    # class term, by exactly the difference of the two written out.
+    default = gammaln(2.0) - gammaln(2.0 + n) + np.sum(gammaln(1.0 + N))
+    assert class_term - default != pytest.approx(0.0, abs=1e-3)
+
+
+# -- Gaussians far from zero, row weights in BIC, sampling, reports, seed 003 --------------
+
+
+def test_em_at_an_offset_of_1e15_matches_the_shifted_data():
+    # At 1e15 the spacing of float64 is 0.125: a mean can be off by a few units in the
+    # last place, and the objective moves by W d^2 / (2 var) with it. EM must not call
+    # that a decrease (it raised MonotonicityError), and ML is translation-equivariant:
+    # the fit equals that of the data shifted to 0 (an exact subtraction here), to the
+    # rounding of the means.
+    rng = np.random.default_rng(0)
+    z = np.r_[rng.normal(0, 1, 100), rng.normal(10, 1, 100)]
+    offset = 1e15
+    far = (offset + z)[:, None]
+    near = far - offset  # exact: both lie in [2^49, 2^50] or close to it
+    model = bnb.NaiveBayes(bnb.Gaussian())
+    a = model.cluster(far, 2, estimate="ml", random_state=0)
+    b = model.cluster(near, 2, estimate="ml", random_state=0)
+    mu_far = np.sort(a.params["X_mu"].values - offset)
+    np.testing.assert_allclose(mu_far, np.sort(b.params["X_mu"].values), atol=0.125)
+    var_far = a.params["X_var"].values[np.argsort(a.params["X_mu"].values)]
+    var_near = b.params["X_var"].values[np.argsort(b.params["X_mu"].values)]
+    np.testing.assert_allclose(var_far, var_near, rtol=0.05)
+    # The default (MAP) fit at that offset converges instead of raising.
+    fit = model.cluster(pd.DataFrame({"g": far[:, 0]}), 2, random_state=0)
+    assert fit.converged
+
+
+def test_bic_counts_row_weights_as_rows():
+    # A row of weight 2 counts as two rows: the weighted fit's BIC equals the BIC of
+    # the data with that row repeated, -2 log L + p log(sum of weights).
+    tennis = DATA.play_tennis().drop(columns="play")
+    w = np.ones(len(tennis))
+    w[[2, 5]] = 2.0
+    doubled = pd.concat([tennis, tennis.iloc[[2, 5]]])
+    start = np.random.default_rng(1).dirichlet([1, 1], len(tennis))
+    model = bnb.NaiveBayes()
+    a = model.cluster(tennis, 2, sample_weight=w, init=start, n_init=1, tol=0)
+    b = model.cluster(doubled, 2, init=np.r_[start, start[[2, 5]]], n_init=1, tol=0)
+    assert a.total_weight == 16.0 and a.n_samples == 14
+    expected = -2.0 * a.log_likelihood + a.n_parameters() * np.log(16.0)
+    assert a.bic == pytest.approx(expected, rel=1e-12)
+    assert a.bic == pytest.approx(b.bic, rel=1e-9)
+
+
+def test_bic_of_a_loaded_weighted_mixture(tmp_path):
+    tennis = DATA.play_tennis().drop(columns="play")
+    fit = bnb.NaiveBayes().cluster(
+        tennis, 2, sample_weight=np.full(len(tennis), 3.0), random_state=0
+    )
+    fit.save(tmp_path / "mix.nc")
+    back = bnb.load(tmp_path / "mix.nc")
+    assert back.total_weight == 42.0
+    assert back.bic == pytest.approx(-2 * fit.log_likelihood + 13 * np.log(42.0), rel=1e-12)
+
+
+def test_sample_of_zero_rows_is_an_empty_frame_with_every_column():
+    mix = bnb.NaiveBayes().cluster(DATA.old_faithful(), 2, random_state=0)
+    empty = mix.sample(0)
+    assert empty.shape == (0, 3)
+    assert list(empty.columns) == ["component", "eruptions", "waiting"]
+
+
+def test_report_top_one_keeps_the_most_influential_attribute_per_cluster():
+    mix = bnb.NaiveBayes().cluster(DATA.house_votes_84().drop(columns="party"), 3, random_state=0)
+    report = mix.report(top=1)
+    infl = mix.influence()
+    assert len(report) == 3
+    for component, feature in report.index:
+        assert feature == str(infl.sel(component=component).idxmax().item())
+
+
+def test_seed_003_model_takes_data_showing_one_value_of_a_column():
+    # X2 shows only True here; the seed's model declares its values, so the E-step runs.
+    # Rows FT, ?T and T? at theta_C = 0.7, theta_1 = 0.9 / 0.3, theta_2 = 0.6 / 0.2:
+    # q_T = 0.042 / 0.084 = 1/2, 0.42 / 0.48 = 7/8 and 0.63 / 0.72 = 7/8.
+    from bayesnb.completions import expected_statistics, seed_003_example
+
+    model, _, start = seed_003_example()
+    data = pd.DataFrame({"X1": [False, None, True], "X2": [True, True, None]})
+    stats = expected_statistics(model, data, start)
+    np.testing.assert_allclose(stats["class_count"].values, [0.75, 2.25], rtol=1e-14)
+
+
+def test_compare_components_takes_numpy_integers():
+    votes = DATA.play_tennis().drop(columns="play")
+    table = bnb.compare_components(bnb.NaiveBayes(), votes, np.int64(2), random_state=0)
+    assert table.index.tolist() == [1, 2]

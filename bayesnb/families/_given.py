@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from bayesnb.errors import InputError
+
 
 def source_value(source, key: str):
     """``source[key]``, or None when the source does not have it."""
@@ -24,7 +26,7 @@ def required(block, key: str, source):
     value = source_value(source, key)
     if value is None:
         where = "" if key == block.name else f" (column of the {block.kind} block {block.name!r})"
-        raise ValueError(
+        raise InputError(
             f"init lacks the parameters of feature {key!r}{where}; give init[{key!r}] in "
             "the layout of MixtureFit.params."
         )
@@ -43,7 +45,7 @@ def ordered(value, block, key: str, K: int, cat_dim: str | None, categories) -> 
         value = value.transpose(*order, ...).values
     arr = np.asarray(value, dtype=float)
     if arr.ndim == 0 or arr.shape[0] != K:
-        raise ValueError(
+        raise InputError(
             f"init[{key!r}] must have one entry per component ({K}) on its first axis; got "
             f"shape {arr.shape}. Give it in the layout of MixtureFit.params."
         )
@@ -54,12 +56,12 @@ def probabilities(block, key: str, K: int, categories: list, source) -> np.ndarr
     """``source[key]``: (component, category) probabilities over ``categories``, checked."""
     arr = ordered(required(block, key, source), block, key, K, f"{key}_category", categories)
     if arr.shape != (K, len(categories)):
-        raise ValueError(
+        raise InputError(
             f"init[{key!r}] must have shape ({K}, {len(categories)}) (component, category); "
             f"got {arr.shape}."
         )
     if np.any(arr < 0) or not np.allclose(arr.sum(axis=1), 1.0, atol=1e-9):
-        raise ValueError(
+        raise InputError(
             f"init[{key!r}] must hold probabilities summing to 1 over each component's "
             f"categories; the sums are {arr.sum(axis=1).tolist()!r}."
         )
