@@ -67,6 +67,7 @@ _row = st.tuples(
 )
 
 
+@pytest.mark.filterwarnings("ignore::bayesnb.errors.UnseenValuesWarning")  # "d" only, say
 @SETTINGS
 @given(
     seed=st.integers(0, 2**32 - 1),
