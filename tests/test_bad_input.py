@@ -293,6 +293,43 @@ def test_unseen_policy_value_is_named():
         bnb.Categorical(unseen="skip")
 
 
+
+@pytest.mark.parametrize(
+    ("make", "what"),
+    [
+        (lambda: bnb.Categorical(categories="red"), "categories"),
+        (lambda: bnb.Categorical(categories=5), "categories"),
+        (lambda: bnb.Gaussian(columns="ab"), "columns"),
+        (lambda: bnb.Bernoulli(values="ny"), "values"),
+    ],
+)
+def test_a_string_or_scalar_where_a_list_is_declared(make, what):
+    # a string is never read as the sequence of its characters
+    with pytest.raises(errors.InputTypeError, match=rf"{what} must be a list; got"):
+        make()
+
+
+def test_declared_categories_distinct_and_not_missing():
+    with pytest.raises(errors.InputError, match=r"categories must be distinct; got \['a'\]"):
+        bnb.Categorical(categories=["a", "a", "b"])
+    with pytest.raises(errors.InputError, match=r"categories .* hold the missing value None"):
+        bnb.Categorical(categories=["a", None])
+    with pytest.raises(errors.InputError, match=r"categories .* hold the missing value nan"):
+        bnb.Categorical(categories=[1.0, np.nan])
+    with pytest.raises(errors.InputTypeError, match=r"categories must be hashable .* \[1\]"):
+        bnb.Categorical(categories=[[1], [2]])
+
+
+def test_declared_categories_from_a_set_are_sorted():
+    assert bnb.Categorical(categories={"b", "c", "a"}).categories == ["a", "b", "c"]
+
+
+def test_unhashable_values_in_a_categorical_column_name_it():
+    X = pd.DataFrame({"g": [0.0, 1.0, 2.0, 3.0], "c": [[1], [2], [1], [2]]})
+    match = r"column 'c' holds the value \[1\] of type list"
+    with pytest.raises(errors.InputTypeError, match=match):
+        bnb.NaiveBayes().fit(X, TWO)
+
 # (end of the data section)
 #
 #
