@@ -11,7 +11,7 @@ from scipy import sparse
 from bayesnb import _compiled
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian
-from bayesnb.families._kernels import Labels
+from bayesnb.families._kernels import Labels, value_array
 
 ARRAY_BLOCK = "X"
 
@@ -339,7 +339,7 @@ def encode_labels(y, n_rows: int, labels=None):
     if labels is None:
         labels = _sorted_labels(pd.unique(values).tolist(), what)
     labels = list(labels)
-    codes = pd.Index(labels, dtype=object).get_indexer(values.astype(object))
+    codes = pd.Index(labels, dtype=object, tupleize_cols=False).get_indexer(values.astype(object))
     if (codes < 0).any():
         stray = values[codes < 0].iloc[0]
         raise InputError(
@@ -364,16 +364,32 @@ def check_labels_present(values, what: str = "y") -> None:
 
 def _label_values(y, what: str) -> np.ndarray:
     """``y`` as a 1-D array whose entries are the labels as given: a sequence that
-    NumPy would turn into strings (mixed strings and NaN or numbers) becomes an
-    object array instead."""
+    NumPy would turn into strings (mixed strings and NaN or numbers) or spread over a
+    second axis (tuples) becomes an object array instead. A string or a scalar is not
+    a sequence of labels: it raises an :class:`~bayesnb.errors.InputTypeError`."""
+    if isinstance(y, str | bytes | dict) or not hasattr(y, "__len__"):
+        raise InputTypeError(
+            f"{what} must hold one label per row (a list, array or Series); got "
+            f"{type(y).__name__} {y!r:.60}. Pass e.g. y=df['label'] or y=list_of_labels."
+        )
     if isinstance(y, pd.Series | pd.Index):
         values = y.to_numpy()
+    elif isinstance(y, np.ndarray):
+        values = y
     else:
-        values = np.asarray(y)
-        if values.dtype.kind in "US" and not isinstance(y, np.ndarray):
-            items = list(y)
-            values = np.empty(len(items), dtype=object)
-            values[:] = items
+        items = list(y)
+        try:
+            values = np.asarray(items)
+        except ValueError:  # ragged: tuples of different lengths
+            values = None
+        nested = any(isinstance(v, list | np.ndarray) for v in items)
+        if (values is None or values.dtype.kind in "US" or values.ndim > 1) and not nested:
+            values = value_array(items)
+        elif values is None:
+            raise InputError(
+                f"{what} must be 1-D, one label per row; it holds lists of different "
+                "lengths. Give one hashable label (str, number, tuple) per row."
+            )
     if values.ndim != 1:
         raise InputError(
             f"{what} must be 1-D, one label per row; got an array of shape {values.shape}. "
@@ -402,7 +418,12 @@ def _integer_codes(y, n_rows: int):
 
     ``None`` when ``y`` is not such an array (the general path then handles it).
     """
-    arr = np.asarray(y)
+    if not isinstance(y, np.ndarray | list | range):
+        return None
+    try:
+        arr = np.asarray(y)
+    except ValueError:  # ragged tuples
+        return None
     if arr.ndim != 1 or arr.dtype.kind not in "iu" or len(arr) != n_rows or not len(arr):
         return None
     lo, hi = int(arr.min()), int(arr.max())

@@ -21,6 +21,7 @@ import xarray as xr
 from bayesnb._data import Table
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import FAMILIES, Family
+from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer, estimate_blocks
 from bayesnb.priors import (
     ESTIMATES,
@@ -385,11 +386,7 @@ class FittedModel:
 
         A row whose likelihood is 0 under every class has no such class: it raises
         :class:`bayesnb.errors.ZeroLikelihoodError`, as :meth:`predict_proba` does."""
-        labels = np.asarray(self.labels, dtype=object if self._object_labels() else None)
-        return labels[self.predict_index(X)]
-
-    def _object_labels(self) -> bool:
-        return any(isinstance(v, str | tuple) for v in self.labels)
+        return value_array(self.labels, object_strings=True)[self.predict_index(X)]
 
     def log_likelihood_rows(self, X) -> np.ndarray:
         """``log p(x)`` of every row, summing over the classes."""
@@ -434,16 +431,15 @@ class FittedModel:
     # -- xarray export ---------------------------------------------------------------------
     def _export(self) -> tuple[dict, dict]:
         dim = self.label_dim
+        labels = value_array(self.labels)
         params = {
             "class_prob": xr.DataArray(
-                np.exp(self.class_log_prob), dims=(dim,), coords={dim: self.labels}
+                np.exp(self.class_log_prob), dims=(dim,), coords={dim: labels}
             )
         }
-        counts = {
-            "class_count": xr.DataArray(self.class_counts, dims=(dim,), coords={dim: self.labels})
-        }
+        counts = {"class_count": xr.DataArray(self.class_counts, dims=(dim,), coords={dim: labels})}
         for block, st, pr in zip(self.blocks, self.stats, self.block_params, strict=True):
-            out = block.to_xarray(pr, st, dim, self.labels)
+            out = block.to_xarray(pr, st, dim, labels)
             params.update(out["params"])
             counts.update(out["counts"])
         return params, counts

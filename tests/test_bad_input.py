@@ -330,6 +330,14 @@ def test_unhashable_values_in_a_categorical_column_name_it():
     with pytest.raises(errors.InputTypeError, match=match):
         bnb.NaiveBayes().fit(X, TWO)
 
+
+@pytest.mark.parametrize("y", ["aabb", 3, {"a": 1}])
+def test_labels_that_are_not_a_sequence_name_y(y):
+    # a string is never read as one label per character
+    X = pd.DataFrame({"g": [0.0, 1.0, 2.0, 3.0]})
+    with pytest.raises(errors.InputTypeError, match=r"y must hold one label per row"):
+        bnb.NaiveBayes().fit(X, y)
+
 # (end of the data section)
 #
 #

@@ -35,6 +35,7 @@ from bayesnb.families._kernels import (
     _value_lookup,
     _xlogp_sum,
     dense,
+    value_array,
 )
 from bayesnb.families.base import Family, declared_list
 from bayesnb.priors import Beta, Dirichlet
@@ -166,7 +167,7 @@ class _Discrete(Family):
     def to_xarray(self, params: dict, stats: dict, label_dim: str, labels) -> dict:
         cat = f"{self.name}_category"
         dims = (*self._lead_dims(label_dim), cat)
-        coords = {label_dim: labels, cat: self.category_labels(), **self._coords()}
+        coords = {label_dim: labels, cat: value_array(self.category_labels()), **self._coords()}
         prob = np.exp(params["log_prob"])
         counts = stats["counts"]
         return {
@@ -670,7 +671,7 @@ class Categorical(_Discrete):
                 col = pd.Series(values, copy=False) if col is None else col
                 # get_indexer gives -1 for a missing or unseen value (pd.Categorical with
                 # a value outside its categories is deprecated in pandas 3 and warns).
-                out[:, j] = pd.Index(categories).get_indexer(col)
+                out[:, j] = pd.Index(categories, tupleize_cols=False).get_indexer(col)
                 observed = col.notna().to_numpy()
                 unseen_mask = (out[:, j] < 0) & observed
             if unseen_mask.any():
@@ -822,7 +823,7 @@ class Categorical(_Discrete):
             var = self._variable(j)
             cat = f"{var}_category"
             dims = (label_dim, cat)
-            coords = {label_dim: labels, cat: self.column_categories[j]}
+            coords = {label_dim: labels, cat: value_array(self.column_categories[j])}
             part = slice(start, start + size)
             out["params"][var] = xr.DataArray(prob[:, part], dims=dims, coords=coords)
             out["counts"][var] = xr.DataArray(counts[:, part], dims=dims, coords=coords)
