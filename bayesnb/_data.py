@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,6 +33,7 @@ class Table:
     """
 
     def __init__(self, data, feature_names=None):
+        _check_table_type(data)
         if isinstance(data, pd.DataFrame):
             names = [str(c) for c in data.columns]
             if len(set(names)) != len(names):
@@ -131,6 +133,23 @@ class Table:
             return self.data
         position = {name: j for j, name in enumerate(self.names)}
         return _columns_of(self.data, [position[c] for c in columns])
+
+
+def _check_table_type(data) -> None:
+    """Raise an :class:`InputTypeError` naming X for what cannot be a table: None, a
+    string, a dict or a scalar; and for a Series, which is one row or one column."""
+    if isinstance(data, pd.Series):
+        raise InputTypeError(
+            f"X must be a DataFrame or a 2-D array; got a Series (name {data.name!r}, "
+            f"{len(data)} entries). Make it a frame: X.to_frame() for one column, or "
+            "X.to_frame().T for one row (or select rows with df.iloc[[i]])."
+        )
+    if data is None or isinstance(data, str | bytes | dict) or np.ndim(data) == 0:
+        hint = " Make a frame of a dict of columns: pd.DataFrame(X)."
+        raise InputTypeError(
+            f"X must be a DataFrame or a 2-D array (or a sparse matrix); got "
+            f"{type(data).__name__} {data!r:.60}.{hint if isinstance(data, dict) else ''}"
+        )
 
 
 def _columns_of(data, index: list[int]):
@@ -348,6 +367,18 @@ def encode_labels(y, n_rows: int, labels=None):
     return np.asarray(codes, dtype=np.intp), labels
 
 
+def check_labels(y, what: str = "y") -> None:
+    """Raise an :class:`~bayesnb.errors.InputError` when ``y`` (labels as given; a
+    column vector is read as its one column) has a missing label or labels of types
+    that cannot be ordered together, before anything turns them into strings."""
+    if getattr(y, "ndim", 1) == 2 and y.shape[1] == 1:
+        y = np.asarray(y).ravel()
+    values = _label_values(y, what)
+    check_labels_present(values, what)
+    if values.dtype.kind != "c":  # complex labels: left to the caller's own check
+        _sorted_labels(pd.unique(values).tolist(), what)
+
+
 def check_labels_present(values, what: str = "y") -> None:
     """Raise an :class:`~bayesnb.errors.InputError` naming the rows of ``values`` (a
     sequence of labels as given) whose label is missing (None, NaN, ``pd.NA``, NaT)."""
@@ -367,15 +398,17 @@ def _label_values(y, what: str) -> np.ndarray:
     NumPy would turn into strings (mixed strings and NaN or numbers) or spread over a
     second axis (tuples) becomes an object array instead. A string or a scalar is not
     a sequence of labels: it raises an :class:`~bayesnb.errors.InputTypeError`."""
-    if isinstance(y, str | bytes | dict) or not hasattr(y, "__len__"):
+    if isinstance(y, str | bytes | dict) or not (
+        hasattr(y, "__len__") or hasattr(y, "__array__")
+    ):
         raise InputTypeError(
             f"{what} must hold one label per row (a list, array or Series); got "
             f"{type(y).__name__} {y!r:.60}. Pass e.g. y=df['label'] or y=list_of_labels."
         )
     if isinstance(y, pd.Series | pd.Index):
         values = y.to_numpy()
-    elif isinstance(y, np.ndarray):
-        values = y
+    elif isinstance(y, np.ndarray) or not isinstance(y, Sequence):  # array-likes
+        values = np.asarray(y)
     else:
         items = list(y)
         try:
@@ -404,12 +437,15 @@ def _sorted_labels(labels: list, what: str) -> list:
         return sorted(labels)
     except TypeError:
         types = sorted({type(v).__name__ for v in labels})
-        examples = []
-        for t in types:
-            examples.append(next(v for v in labels if type(v).__name__ == t))
+        examples = [next(v for v in labels if type(v).__name__ == t) for t in types]
+        holds = (
+            f"mixes labels of the types {types}"
+            if len(types) > 1
+            else f"holds labels of the type {types[0]}"
+        )
         raise InputError(
-            f"{what} mixes labels of the types {types} (e.g. {examples!r}), which cannot be "
-            "ordered. Convert them to one type, e.g. y.astype(str)."
+            f"{what} {holds} (e.g. {examples!r}), which cannot be ordered. Convert them to "
+            "one orderable type, e.g. y.astype(str)."
         ) from None
 
 

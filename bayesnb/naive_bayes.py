@@ -194,13 +194,18 @@ class NaiveBayesFit(FittedModel):
         w0 : float
         w : DataArray over dim ``feature``
         """
-        if len(self.labels) != 2 or not all(isinstance(b, Bernoulli) for b in self.blocks):
-            kinds = sorted({b.kind for b in self.blocks})
+        others = [b.name for b in self.blocks if not isinstance(b, Bernoulli)]
+        if len(self.labels) != 2 or others:
+            problems = []
+            if len(self.labels) != 2:
+                problems.append(f"{len(self.labels)} class(es) {self.labels[:5]!r}")
+            if others:
+                kinds = sorted({b.kind for b in self.blocks if b.name in others})
+                problems.append(f"the features {others[:5]!r}, which are {kinds}")
             raise InputError(
-                "linear_weights needs Boolean (Bernoulli) features and two classes; got "
-                f"{len(self.labels)} classes and the families {kinds} (features "
-                f"{[b.name for b in self.blocks if b.kind != 'bernoulli'][:5]!r} are not "
-                "Bernoulli). Declare the features as bnb.Bernoulli and fit two classes."
+                "linear_weights needs Boolean (Bernoulli) features and two classes; the "
+                f"fit has {' and '.join(problems)}. Declare the features as "
+                "bnb.Bernoulli and fit two classes."
             )
         log0 = np.concatenate([p["log_prob"][..., 0] for p in self.block_params], axis=1)
         log1 = np.concatenate([p["log_prob"][..., 1] for p in self.block_params], axis=1)
