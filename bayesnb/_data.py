@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -160,22 +161,10 @@ def _columns_of(data, index: list[int]):
 
 
 def split_target(X, y, target):
-    """Return ``(X, y, target_name)`` from either ``y`` or a ``target`` column of X."""
+    """Return ``(X, y, target_name)`` from either ``y`` or a ``target`` column of X
+    (checked by :func:`bayesnb.naive_bayes.check_target`)."""
     if target is not None:
-        if y is not None:
-            raise InputError("give either y or target=, not both.")
-        if not isinstance(X, pd.DataFrame):
-            raise InputTypeError(
-                f"target={target!r} names a column, so X must be a DataFrame; got "
-                f"{type(X).__name__}. Pass y= instead."
-            )
-        if target not in X.columns:
-            raise InputError(
-                f"target={target!r} is not a column of X; columns are {list(X.columns)!r}."
-            )
         return X.drop(columns=[target]), X[target], str(target)
-    if y is None:
-        raise InputError("fit needs the class of every row: pass y= or target=.")
     name = y.name if isinstance(y, pd.Series) and y.name is not None else "label"
     return X, y, str(name)
 
@@ -472,17 +461,42 @@ def _integer_codes(y, n_rows: int):
 
 def class_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> Labels:
     """The class labels as responsibilities: ``codes`` with their validated weights."""
-    w = None
-    if sample_weight is not None:
+    return Labels(codes, n_labels, check_sample_weight(sample_weight, len(codes)))
+
+
+def check_sample_weight(sample_weight, n_rows: int):
+    """``sample_weight`` as n_rows finite non-negative floats, not all zero (or None)."""
+    if sample_weight is None:
+        return None
+    try:
         w = np.asarray(sample_weight, dtype=float)
-        if w.shape != (len(codes),) or np.any(w < 0) or not np.all(np.isfinite(w)):
-            raise InputError(
-                f"sample_weight must be {len(codes)} finite non-negative numbers; got shape "
-                f"{w.shape}."
-            )
-        if len(w) and not w.any():
-            raise InputError(
-                "sample_weight is zero for every row, so there is nothing to learn from; "
-                "give at least one row a positive weight."
-            )
-    return Labels(codes, n_labels, w)
+    except (TypeError, ValueError):
+        raise InputTypeError(
+            f"sample_weight must be {n_rows} numbers, one per row; got "
+            f"{type(sample_weight).__name__} {sample_weight!r:.80}."
+        ) from None
+    if isinstance(sample_weight, numbers.Number) or w.shape != (n_rows,):
+        raise InputError(
+            f"sample_weight must hold one weight per row of X, shape ({n_rows},); got shape "
+            f"{w.shape}. Give an array of {n_rows} non-negative numbers."
+        )
+    bad = ~np.isfinite(w)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"sample_weight must be finite; got {float(w[row])!r} at row {row}"
+            f" ({int(bad.sum())} such row(s)). Give every row a finite weight (0 leaves it out)."
+        )
+    if (w < 0).any():
+        row = int(np.flatnonzero(w < 0)[0])
+        raise InputError(
+            f"sample_weight must be >= 0; got {float(w[row])!r} at row {row} ({int((w < 0).sum())} "
+            "negative weight(s)). A weight counts a row that many times; use 0 to leave a "
+            "row out."
+        )
+    if n_rows and not w.any():
+        raise InputError(
+            "sample_weight is zero for every row, so there is nothing to learn from; give at "
+            "least one row a positive weight."
+        )
+    return w

@@ -370,6 +370,11 @@ def test_categorical_nb_code_too_large_names_the_feature():
     with pytest.raises(errors.InputError, match=r"feature 1 of X has the category code 1000000000"):
         CategoricalNB().fit(X, TWO)
 
+
+def test_target_with_an_array_names_target():
+    with pytest.raises(errors.InputTypeError, match=r"target=0 names a column, so X must be"):
+        bnb.NaiveBayes().fit(np.zeros((4, 2)), target=0)
+
 # (end of the data section)
 #
 #
