@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import numbers
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -11,7 +13,7 @@ from scipy import sparse
 from bayesnb import _compiled
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian
-from bayesnb.families._kernels import Labels
+from bayesnb.families._kernels import Labels, value_array
 
 ARRAY_BLOCK = "X"
 
@@ -32,6 +34,7 @@ class Table:
     """
 
     def __init__(self, data, feature_names=None):
+        _check_table_type(data)
         if isinstance(data, pd.DataFrame):
             names = [str(c) for c in data.columns]
             if len(set(names)) != len(names):
@@ -133,6 +136,23 @@ class Table:
         return _columns_of(self.data, [position[c] for c in columns])
 
 
+def _check_table_type(data) -> None:
+    """Raise an :class:`InputTypeError` naming X for what cannot be a table: None, a
+    string, a dict or a scalar; and for a Series, which is one row or one column."""
+    if isinstance(data, pd.Series):
+        raise InputTypeError(
+            f"X must be a DataFrame or a 2-D array; got a Series (name {data.name!r}, "
+            f"{len(data)} entries). Make it a frame: X.to_frame() for one column, or "
+            "X.to_frame().T for one row (or select rows with df.iloc[[i]])."
+        )
+    if data is None or isinstance(data, str | bytes | dict) or np.ndim(data) == 0:
+        hint = " Make a frame of a dict of columns: pd.DataFrame(X)."
+        raise InputTypeError(
+            f"X must be a DataFrame or a 2-D array (or a sparse matrix); got "
+            f"{type(data).__name__} {data!r:.60}.{hint if isinstance(data, dict) else ''}"
+        )
+
+
 def _columns_of(data, index: list[int]):
     """Columns ``index`` of a 2-D array: a view when they are adjacent."""
     if index and index == list(range(index[0], index[0] + len(index))):
@@ -141,22 +161,10 @@ def _columns_of(data, index: list[int]):
 
 
 def split_target(X, y, target):
-    """Return ``(X, y, target_name)`` from either ``y`` or a ``target`` column of X."""
+    """Return ``(X, y, target_name)`` from either ``y`` or a ``target`` column of X
+    (checked by :func:`bayesnb.naive_bayes.check_target`)."""
     if target is not None:
-        if y is not None:
-            raise InputError("give either y or target=, not both.")
-        if not isinstance(X, pd.DataFrame):
-            raise InputTypeError(
-                f"target={target!r} names a column, so X must be a DataFrame; got "
-                f"{type(X).__name__}. Pass y= instead."
-            )
-        if target not in X.columns:
-            raise InputError(
-                f"target={target!r} is not a column of X; columns are {list(X.columns)!r}."
-            )
         return X.drop(columns=[target]), X[target], str(target)
-    if y is None:
-        raise InputError("fit needs the class of every row: pass y= or target=.")
     name = y.name if isinstance(y, pd.Series) and y.name is not None else "label"
     return X, y, str(name)
 
@@ -339,13 +347,25 @@ def encode_labels(y, n_rows: int, labels=None):
     if labels is None:
         labels = _sorted_labels(pd.unique(values).tolist(), what)
     labels = list(labels)
-    codes = pd.Index(labels, dtype=object).get_indexer(values.astype(object))
+    codes = pd.Index(labels, dtype=object, tupleize_cols=False).get_indexer(values.astype(object))
     if (codes < 0).any():
         stray = values[codes < 0].iloc[0]
         raise InputError(
             f"{what} has the label {stray!r}, which is not among the classes {labels[:10]!r}."
         )
     return np.asarray(codes, dtype=np.intp), labels
+
+
+def check_labels(y, what: str = "y") -> None:
+    """Raise an :class:`~bayesnb.errors.InputError` when ``y`` (labels as given; a
+    column vector is read as its one column) has a missing label or labels of types
+    that cannot be ordered together, before anything turns them into strings."""
+    if getattr(y, "ndim", 1) == 2 and y.shape[1] == 1:
+        y = np.asarray(y).ravel()
+    values = _label_values(y, what)
+    check_labels_present(values, what)
+    if values.dtype.kind != "c":  # complex labels: left to the caller's own check
+        _sorted_labels(pd.unique(values).tolist(), what)
 
 
 def check_labels_present(values, what: str = "y") -> None:
@@ -364,16 +384,34 @@ def check_labels_present(values, what: str = "y") -> None:
 
 def _label_values(y, what: str) -> np.ndarray:
     """``y`` as a 1-D array whose entries are the labels as given: a sequence that
-    NumPy would turn into strings (mixed strings and NaN or numbers) becomes an
-    object array instead."""
+    NumPy would turn into strings (mixed strings and NaN or numbers) or spread over a
+    second axis (tuples) becomes an object array instead. A string or a scalar is not
+    a sequence of labels: it raises an :class:`~bayesnb.errors.InputTypeError`."""
+    if isinstance(y, str | bytes | dict) or not (
+        hasattr(y, "__len__") or hasattr(y, "__array__")
+    ):
+        raise InputTypeError(
+            f"{what} must hold one label per row (a list, array or Series); got "
+            f"{type(y).__name__} {y!r:.60}. Pass e.g. y=df['label'] or y=list_of_labels."
+        )
     if isinstance(y, pd.Series | pd.Index):
         values = y.to_numpy()
-    else:
+    elif isinstance(y, np.ndarray) or not isinstance(y, Sequence):  # array-likes
         values = np.asarray(y)
-        if values.dtype.kind in "US" and not isinstance(y, np.ndarray):
-            items = list(y)
-            values = np.empty(len(items), dtype=object)
-            values[:] = items
+    else:
+        items = list(y)
+        try:
+            values = np.asarray(items)
+        except ValueError:  # ragged: tuples of different lengths
+            values = None
+        nested = any(isinstance(v, list | np.ndarray) for v in items)
+        if (values is None or values.dtype.kind in "US" or values.ndim > 1) and not nested:
+            values = value_array(items)
+        elif values is None:
+            raise InputError(
+                f"{what} must be 1-D, one label per row; it holds lists of different "
+                "lengths. Give one hashable label (str, number, tuple) per row."
+            )
     if values.ndim != 1:
         raise InputError(
             f"{what} must be 1-D, one label per row; got an array of shape {values.shape}. "
@@ -388,12 +426,15 @@ def _sorted_labels(labels: list, what: str) -> list:
         return sorted(labels)
     except TypeError:
         types = sorted({type(v).__name__ for v in labels})
-        examples = []
-        for t in types:
-            examples.append(next(v for v in labels if type(v).__name__ == t))
+        examples = [next(v for v in labels if type(v).__name__ == t) for t in types]
+        holds = (
+            f"mixes labels of the types {types}"
+            if len(types) > 1
+            else f"holds labels of the type {types[0]}"
+        )
         raise InputError(
-            f"{what} mixes labels of the types {types} (e.g. {examples!r}), which cannot be "
-            "ordered. Convert them to one type, e.g. y.astype(str)."
+            f"{what} {holds} (e.g. {examples!r}), which cannot be ordered. Convert them to "
+            "one orderable type, e.g. y.astype(str)."
         ) from None
 
 
@@ -402,7 +443,12 @@ def _integer_codes(y, n_rows: int):
 
     ``None`` when ``y`` is not such an array (the general path then handles it).
     """
-    arr = np.asarray(y)
+    if not isinstance(y, np.ndarray | list | range):
+        return None
+    try:
+        arr = np.asarray(y)
+    except ValueError:  # ragged tuples
+        return None
     if arr.ndim != 1 or arr.dtype.kind not in "iu" or len(arr) != n_rows or not len(arr):
         return None
     lo, hi = int(arr.min()), int(arr.max())
@@ -415,17 +461,42 @@ def _integer_codes(y, n_rows: int):
 
 def class_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> Labels:
     """The class labels as responsibilities: ``codes`` with their validated weights."""
-    w = None
-    if sample_weight is not None:
+    return Labels(codes, n_labels, check_sample_weight(sample_weight, len(codes)))
+
+
+def check_sample_weight(sample_weight, n_rows: int):
+    """``sample_weight`` as n_rows finite non-negative floats, not all zero (or None)."""
+    if sample_weight is None:
+        return None
+    try:
         w = np.asarray(sample_weight, dtype=float)
-        if w.shape != (len(codes),) or np.any(w < 0) or not np.all(np.isfinite(w)):
-            raise InputError(
-                f"sample_weight must be {len(codes)} finite non-negative numbers; got shape "
-                f"{w.shape}."
-            )
-        if len(w) and not w.any():
-            raise InputError(
-                "sample_weight is zero for every row, so there is nothing to learn from; "
-                "give at least one row a positive weight."
-            )
-    return Labels(codes, n_labels, w)
+    except (TypeError, ValueError):
+        raise InputTypeError(
+            f"sample_weight must be {n_rows} numbers, one per row; got "
+            f"{type(sample_weight).__name__} {sample_weight!r:.80}."
+        ) from None
+    if isinstance(sample_weight, numbers.Number) or w.shape != (n_rows,):
+        raise InputError(
+            f"sample_weight must hold one weight per row of X, shape ({n_rows},); got shape "
+            f"{w.shape}. Give an array of {n_rows} non-negative numbers."
+        )
+    bad = ~np.isfinite(w)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"sample_weight must be finite; got {float(w[row])!r} at row {row}"
+            f" ({int(bad.sum())} such row(s)). Give every row a finite weight (0 leaves it out)."
+        )
+    if (w < 0).any():
+        row = int(np.flatnonzero(w < 0)[0])
+        raise InputError(
+            f"sample_weight must be >= 0; got {float(w[row])!r} at row {row} ({int((w < 0).sum())} "
+            "negative weight(s)). A weight counts a row that many times; use 0 to leave a "
+            "row out."
+        )
+    if n_rows and not w.any():
+        raise InputError(
+            "sample_weight is zero for every row, so there is nothing to learn from; give at "
+            "least one row a positive weight."
+        )
+    return w

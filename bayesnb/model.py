@@ -21,6 +21,7 @@ import xarray as xr
 from bayesnb._data import Table
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import FAMILIES, Family
+from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer, estimate_blocks
 from bayesnb.priors import (
     ESTIMATES,
@@ -233,16 +234,7 @@ class FittedModel:
 
     def _table(self, X) -> Table:
         """``X`` as a :class:`Table` of the columns the model was fit on (checked)."""
-        if isinstance(X, Table):
-            table = X
-        else:
-            if X is None or isinstance(X, str | bytes | dict):
-                raise InputTypeError(
-                    f"X must be a DataFrame or a 2-D array like the training data; got "
-                    f"{type(X).__name__}. Give the rows to score in the form the model was "
-                    "fit on."
-                )
-            table = Table(X, feature_names=None)
+        table = X if isinstance(X, Table) else Table(X, feature_names=None)
         if table.is_frame != self.is_frame:
             kind, other = (
                 ("a DataFrame", "an array") if self.is_frame else ("an array", "a DataFrame")
@@ -385,11 +377,7 @@ class FittedModel:
 
         A row whose likelihood is 0 under every class has no such class: it raises
         :class:`bayesnb.errors.ZeroLikelihoodError`, as :meth:`predict_proba` does."""
-        labels = np.asarray(self.labels, dtype=object if self._object_labels() else None)
-        return labels[self.predict_index(X)]
-
-    def _object_labels(self) -> bool:
-        return any(isinstance(v, str | tuple) for v in self.labels)
+        return value_array(self.labels, object_strings=True)[self.predict_index(X)]
 
     def log_likelihood_rows(self, X) -> np.ndarray:
         """``log p(x)`` of every row, summing over the classes."""
@@ -434,16 +422,15 @@ class FittedModel:
     # -- xarray export ---------------------------------------------------------------------
     def _export(self) -> tuple[dict, dict]:
         dim = self.label_dim
+        labels = value_array(self.labels)
         params = {
             "class_prob": xr.DataArray(
-                np.exp(self.class_log_prob), dims=(dim,), coords={dim: self.labels}
+                np.exp(self.class_log_prob), dims=(dim,), coords={dim: labels}
             )
         }
-        counts = {
-            "class_count": xr.DataArray(self.class_counts, dims=(dim,), coords={dim: self.labels})
-        }
+        counts = {"class_count": xr.DataArray(self.class_counts, dims=(dim,), coords={dim: labels})}
         for block, st, pr in zip(self.blocks, self.stats, self.block_params, strict=True):
-            out = block.to_xarray(pr, st, dim, self.labels)
+            out = block.to_xarray(pr, st, dim, labels)
             params.update(out["params"])
             counts.update(out["counts"])
         return params, counts
@@ -499,7 +486,35 @@ class FittedModel:
         ``pandas.Timestamp``, ``numpy.datetime64`` and their durations); each comes
         back as the type it was.
         """
-        self._to_dataset().to_netcdf(os.fspath(path), engine="scipy")
+        name = _file_name(path, "save")
+        if os.path.isdir(name):
+            raise InputError(
+                f"save: path {name!r} is a directory; give a file name, e.g. "
+                f"{os.path.join(name, 'model.nc')!r}."
+            )
+        folder = os.path.dirname(os.path.abspath(name))
+        if not os.path.isdir(folder):
+            raise InputError(
+                f"save: the folder {folder!r} of path {name!r} does not exist. Create it "
+                "first (os.makedirs), or save elsewhere."
+            )
+        dataset = self._to_dataset()
+        try:
+            dataset.to_netcdf(name, engine="scipy")
+        except OSError as exc:
+            raise InputError(f"save: cannot write path {name!r} ({exc.strerror or exc}).") from exc
+
+
+def _file_name(path, verb: str) -> str:
+    """``path`` (str, bytes or os.PathLike) as a str; an
+    :class:`~bayesnb.errors.InputTypeError` naming ``path`` otherwise."""
+    try:
+        return os.fsdecode(os.fspath(path))
+    except TypeError:
+        raise InputTypeError(
+            f"{verb}: path must be a file name (str or os.PathLike); got "
+            f"{type(path).__name__} {path!r}. Give a path such as 'model.nc'."
+        ) from None
 
 
 #: The attribute of a saved file that holds the model's declaration (JSON).
@@ -531,13 +546,7 @@ def load(path):
     values. A missing, foreign, damaged or inconsistent file raises
     :class:`bayesnb.errors.ModelFileError` naming the path and what is wrong.
     """
-    try:
-        name = os.fspath(path)
-    except TypeError:
-        raise InputTypeError(
-            f"load: path must be a file name (str or os.PathLike); got {type(path).__name__} "
-            f"{path!r}. Give the path of a file written by fit.save(path)."
-        ) from None
+    name = _file_name(path, "load")
     if not os.path.exists(name):
         raise ModelFileError(
             f"load: no file at path {name!r}. Check the path (the current directory is "
@@ -549,9 +558,10 @@ def load(path):
         with xr.open_dataset(name, engine="scipy") as ds:
             ds = ds.load()
     except Exception as exc:  # scipy and xarray raise many kinds on a foreign file
+        reason = (str(exc).strip().splitlines() or [""])[0].removeprefix("Error: ")
         raise ModelFileError(
             f"load: {name!r} is not a netCDF-3 file (it could not be read: "
-            f"{type(exc).__name__}: {exc}). bnb.load reads the files fit.save writes."
+            f"{type(exc).__name__}: {reason}). bnb.load reads the files fit.save writes."
         ) from exc
     if CONFIG_ATTR not in ds.attrs:
         raise ModelFileError(
@@ -1016,7 +1026,7 @@ def _family_from_config(config, index: int = 0) -> Family:
             f"{sorted(set(state) - expected)!r})."
         )
     name = state["name"]
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str):
         raise ModelFileError(f"{where}: the feature's name must be a string; got {name!r}.")
     where = f"feature {name!r} ({kind})"
     estimate = state["estimate"]

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnb._data import Table, class_labels, declare, encode_labels, split_target
+from bayesnb._data import (
+    Table,
+    class_labels,
+    declare,
+    encode_labels,
+    split_target,
+)
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Family
 from bayesnb.families.base import count_blocks
@@ -129,7 +134,7 @@ class NaiveBayes:
         table = Table(X, feature_names=feature_names)
         table.check_not_empty()
         codes, labels = encode_labels(y, table.n_rows)
-        resp = class_labels(codes, len(labels), check_sample_weight(sample_weight, table.n_rows))
+        resp = class_labels(codes, len(labels), sample_weight)
         blocks = self.bind(table, resp.weights, counted=True)
         stats = count_blocks(blocks, table, resp)
         estimates = {
@@ -194,13 +199,18 @@ class NaiveBayesFit(FittedModel):
         w0 : float
         w : DataArray over dim ``feature``
         """
-        if len(self.labels) != 2 or not all(isinstance(b, Bernoulli) for b in self.blocks):
-            kinds = sorted({b.kind for b in self.blocks})
+        others = [b.name for b in self.blocks if not isinstance(b, Bernoulli)]
+        if len(self.labels) != 2 or others:
+            problems = []
+            if len(self.labels) != 2:
+                problems.append(f"{len(self.labels)} class(es) {self.labels[:5]!r}")
+            if others:
+                kinds = sorted({b.kind for b in self.blocks if b.name in others})
+                problems.append(f"the features {others[:5]!r}, which are {kinds}")
             raise InputError(
-                "linear_weights needs Boolean (Bernoulli) features and two classes; got "
-                f"{len(self.labels)} classes and the families {kinds} (features "
-                f"{[b.name for b in self.blocks if b.kind != 'bernoulli'][:5]!r} are not "
-                "Bernoulli). Declare the features as bnb.Bernoulli and fit two classes."
+                "linear_weights needs Boolean (Bernoulli) features and two classes; the "
+                f"fit has {' and '.join(problems)}. Declare the features as "
+                "bnb.Bernoulli and fit two classes."
             )
         log0 = np.concatenate([p["log_prob"][..., 0] for p in self.block_params], axis=1)
         log1 = np.concatenate([p["log_prob"][..., 1] for p in self.block_params], axis=1)
@@ -290,46 +300,13 @@ def check_target(X, y, target) -> None:
             "fit needs the class of every row: pass y= or target= (y=labels, or "
             "target='column' naming a column of X); got neither."
         )
-    if target is not None and isinstance(X, pd.DataFrame) and target not in X.columns:
+    if target is not None and not isinstance(X, pd.DataFrame):
+        raise InputTypeError(
+            f"target={target!r} names a column, so X must be a DataFrame; got "
+            f"{type(X).__name__}. Pass the labels as y= instead."
+        )
+    if target is not None and target not in X.columns:
         raise InputError(
             f"target={target!r} is not a column of X; X has {list(X.columns)[:20]!r}. Name "
             "the column that holds the labels, or pass them as y."
         )
-
-
-def check_sample_weight(sample_weight, n_rows: int):
-    """``sample_weight`` as n_rows finite non-negative floats, not all zero (or None)."""
-    if sample_weight is None:
-        return None
-    try:
-        w = np.asarray(sample_weight, dtype=float)
-    except (TypeError, ValueError):
-        raise InputTypeError(
-            f"sample_weight must be {n_rows} numbers, one per row; got "
-            f"{type(sample_weight).__name__} {sample_weight!r:.80}."
-        ) from None
-    if isinstance(sample_weight, numbers.Number) or w.shape != (n_rows,):
-        raise InputError(
-            f"sample_weight must hold one weight per row of X, shape ({n_rows},); got shape "
-            f"{w.shape}. Give an array of {n_rows} non-negative numbers."
-        )
-    bad = ~np.isfinite(w)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"sample_weight must be finite; got {float(w[row])!r} at row {row}"
-            f" ({int(bad.sum())} such row(s)). Give every row a finite weight (0 leaves it out)."
-        )
-    if (w < 0).any():
-        row = int(np.flatnonzero(w < 0)[0])
-        raise InputError(
-            f"sample_weight must be >= 0; got {float(w[row])!r} at row {row} ({int((w < 0).sum())} "
-            "negative weight(s)). A weight counts a row that many times; use 0 to leave a "
-            "row out."
-        )
-    if n_rows and not w.any():
-        raise InputError(
-            "sample_weight is zero for every row, so there is nothing to learn from; give at "
-            "least one row a positive weight."
-        )
-    return w

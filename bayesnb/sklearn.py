@@ -34,7 +34,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesnb._data import check_labels_present
+from bayesnb._data import check_labels
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
 from bayesnb.naive_bayes import NaiveBayes, check_estimate_option
@@ -201,8 +201,8 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
-        if y is not None and not isinstance(y, str):  # before NumPy turns NaN into 'nan'
-            check_labels_present(np.ravel(np.asarray(y, dtype=object)))
+        if y is not None:  # before NumPy turns NaN into 'nan', or 1 into '1' next to 'b'
+            check_labels(y)
         X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         model = NaiveBayes(self._declaration(X), class_prior=self.class_prior)
@@ -346,6 +346,11 @@ class BernoulliNB(NaiveBayesClassifier):
         return tags
 
 
+#: The most categories CategoricalNB infers for a feature from its largest code (a
+#: larger code is almost surely not a category code, and its table would not fit).
+MAX_CODES = 1 << 20
+
+
 class CategoricalNB(NaiveBayesClassifier):
     """Categorical naive Bayes on integer-coded features, ``Dirichlet(alpha)`` priors.
 
@@ -394,6 +399,10 @@ class CategoricalNB(NaiveBayesClassifier):
     def _prepare(self, X):
         _check_non_negative(X, type(self).__name__)
         X = np.asarray(X)
+        if X.dtype.kind == "b":  # False, True: the codes 0, 1
+            X = X.astype(np.int64)
+        elif X.dtype.kind == "f" and X.dtype != np.float64:  # float16/32 codes: exact
+            X = X.astype(np.float64)
         if X.dtype.kind == "f":
             observed = X[~np.isnan(X)]
             if np.any(observed != np.floor(observed)):
@@ -416,6 +425,14 @@ class CategoricalNB(NaiveBayesClassifier):
         else:
             top = X.max(axis=0)
         seen = (top + 1).astype(int)
+        if np.any(seen > MAX_CODES):
+            j = int(np.argmax(seen))
+            raise InputError(
+                f"CategoricalNB: feature {j} of X has the category code {int(top[j])}, so it "
+                f"would take {int(seen[j])} categories (codes 0 .. {int(top[j])}), more than "
+                f"{MAX_CODES}. Category codes must be small integers: encode the values "
+                "first (e.g. sklearn.preprocessing.OrdinalEncoder)."
+            )
         if self.min_categories is None:
             return seen
         minimum = np.asarray(self.min_categories)

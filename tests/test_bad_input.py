@@ -293,6 +293,88 @@ def test_unseen_policy_value_is_named():
         bnb.Categorical(unseen="skip")
 
 
+
+@pytest.mark.parametrize(
+    ("make", "what"),
+    [
+        (lambda: bnb.Categorical(categories="red"), "categories"),
+        (lambda: bnb.Categorical(categories=5), "categories"),
+        (lambda: bnb.Gaussian(columns="ab"), "columns"),
+        (lambda: bnb.Bernoulli(values="ny"), "values"),
+    ],
+)
+def test_a_string_or_scalar_where_a_list_is_declared(make, what):
+    # a string is never read as the sequence of its characters
+    with pytest.raises(errors.InputTypeError, match=rf"{what} must be a list; got"):
+        make()
+
+
+def test_declared_categories_distinct_and_not_missing():
+    with pytest.raises(errors.InputError, match=r"categories must be distinct; got \['a'\]"):
+        bnb.Categorical(categories=["a", "a", "b"])
+    with pytest.raises(errors.InputError, match=r"categories .* hold the missing value None"):
+        bnb.Categorical(categories=["a", None])
+    with pytest.raises(errors.InputError, match=r"categories .* hold the missing value nan"):
+        bnb.Categorical(categories=[1.0, np.nan])
+    with pytest.raises(errors.InputTypeError, match=r"categories must be hashable .* \[1\]"):
+        bnb.Categorical(categories=[[1], [2]])
+
+
+def test_declared_categories_from_a_set_are_sorted():
+    assert bnb.Categorical(categories={"b", "c", "a"}).categories == ["a", "b", "c"]
+
+
+def test_unhashable_values_in_a_categorical_column_name_it():
+    X = pd.DataFrame({"g": [0.0, 1.0, 2.0, 3.0], "c": [[1], [2], [1], [2]]})
+    match = r"column 'c' holds the value \[1\] of type list"
+    with pytest.raises(errors.InputTypeError, match=match):
+        bnb.NaiveBayes().fit(X, TWO)
+
+
+@pytest.mark.parametrize("y", ["aabb", 3, {"a": 1}])
+def test_labels_that_are_not_a_sequence_name_y(y):
+    # a string is never read as one label per character
+    X = pd.DataFrame({"g": [0.0, 1.0, 2.0, 3.0]})
+    with pytest.raises(errors.InputTypeError, match=r"y must hold one label per row"):
+        bnb.NaiveBayes().fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("X", "said"),
+    [
+        (None, "NoneType"),
+        ({"g": [0.0, 1.0]}, r"dict .*pd.DataFrame\(X\)"),
+        (3.0, "float"),
+        (pd.Series([0.0, 1.0], name="g"), r"a Series \(name 'g'.*to_frame"),
+    ],
+)
+def test_x_that_is_not_a_table_names_x(X, said):
+    match = rf"X must be a DataFrame or a 2-D array.*{said}"
+    with pytest.raises(errors.InputTypeError, match=match):
+        bnb.NaiveBayes().fit(X, [0, 1])
+
+
+def test_sklearn_labels_of_mixed_types_name_y():
+    # never turned into the strings '1' and 'b' on the way
+    from bayesnb.sklearn import NaiveBayesClassifier
+
+    X = np.arange(4.0)[:, None]
+    with pytest.raises(errors.InputError, match=r"y mixes labels of the types \['int', 'str'\]"):
+        NaiveBayesClassifier().fit(X, [1, 1, "b", "b"])
+
+
+def test_categorical_nb_code_too_large_names_the_feature():
+    from bayesnb.sklearn import CategoricalNB
+
+    X = np.array([[0, 0], [1, 0], [0, 10**9], [1, 10**9]])
+    with pytest.raises(errors.InputError, match=r"feature 1 of X has the category code 1000000000"):
+        CategoricalNB().fit(X, TWO)
+
+
+def test_target_with_an_array_names_target():
+    with pytest.raises(errors.InputTypeError, match=r"target=0 names a column, so X must be"):
+        bnb.NaiveBayes().fit(np.zeros((4, 2)), target=0)
+
 # (end of the data section)
 #
 #
@@ -1119,6 +1201,32 @@ def test_load_with_a_path_of_the_wrong_type():
     with pytest.raises(errors.InputTypeError, match=r"path must be a file name"):
         bnb.load(3.5)
 
+
+
+def test_save_to_a_directory_a_missing_folder_or_a_non_path(tmp_path):
+    fit = _tennis_fit()
+    with pytest.raises(errors.InputError, match=r"save: path .* is a directory"):
+        fit.save(tmp_path)
+    with pytest.raises(errors.InputError, match=r"save: the folder .*no.* does not exist"):
+        fit.save(tmp_path / "no" / "model.nc")
+    with pytest.raises(errors.InputTypeError, match=r"save: path must be a file name"):
+        fit.save(None)
+
+
+def test_load_a_foreign_file_gives_one_line_of_cause(tmp_path):
+    path = tmp_path / "table.csv"
+    path.write_text("a,b\n1,2\n")
+    with pytest.raises(errors.ModelFileError, match=r"table.csv' is not a netCDF-3 file") as info:
+        bnb.load(path)
+    assert "\n" not in str(info.value) and "pip install" not in str(info.value)
+
+
+def test_linear_weights_names_the_class_count_and_the_other_features():
+    X = pd.DataFrame({"b": [0, 1, 0, 1, 1, 0], "g": [0.1, 0.2, 0.4, 0.3, 0.9, 0.7]})
+    fit = bnb.NaiveBayes().fit(X, [0, 0, 1, 1, 2, 2])
+    match = r"3 class\(es\) \[0, 1, 2\] and the features \['g'\]"
+    with pytest.raises(errors.InputError, match=match):
+        fit.linear_weights()
 
 # (end of the fitted-model section)
 

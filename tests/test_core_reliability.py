@@ -420,3 +420,24 @@ def test_every_bound_family_keeps_exactly_the_state_load_checks():
     assert {b.kind for b in fit.blocks} == set(FAMILY_STATE)
     for block in fit.blocks:
         assert set(vars(block)) == set(_COMMON_STATE) | set(FAMILY_STATE[block.kind]), block.kind
+
+
+# -- paths and names in saved files ----------------------------------------------------------
+
+
+def test_save_and_load_take_a_bytes_path(tmp_path):
+    X = pd.DataFrame({"c": ["a", "a", "b", "b"]})
+    fit = bnb.NaiveBayes().fit(X, [0, 0, 1, 1])
+    path = os.fsencode(tmp_path / "model.nc")
+    fit.save(path)
+    # Laplace: P(a | 0) = (2 + 1) / (2 + 2); prior 1/2 each: posterior 3/4, 1/4
+    assert bnb.load(path).predict_proba(X.iloc[[0]])[0].tolist() == pytest.approx([0.75, 0.25])
+
+
+def test_a_model_with_an_empty_column_name_loads_again(tmp_path):
+    X = pd.DataFrame({"": ["a", "a", "b", "b"], "x": [0.0, 1.0, 2.0, 3.0]})
+    fit = bnb.NaiveBayes().fit(X, [0, 0, 1, 1])
+    fit.save(tmp_path / "model.nc")
+    back = bnb.load(tmp_path / "model.nc")
+    np.testing.assert_allclose(back.params[""].values, [[0.75, 0.25], [0.25, 0.75]], rtol=1e-12)
+    assert np.array_equal(back.predict_proba(X), fit.predict_proba(X))

@@ -289,3 +289,40 @@ def test_wide_benchmark_runs_and_agrees():
     assert set(results) == {"block", "inferred", "declared"}
     assert results["block"]["ratio"] == 1.0
     assert all(r["total_s"] > 0 for r in results.values())
+
+
+# -- labels and categories of every type ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        [(1, "x"), (2, "y")],  # tuples, which NumPy would spread over a second axis
+        [(1,), (2, 3)],  # tuples of different lengths
+        [0, 2**64 - 1],  # beyond int64: NumPy would make floats of them
+        [np.uint64(0), np.uint64(2**64 - 1)],
+    ],
+)
+def test_predict_and_params_keep_every_label_as_given(labels):
+    X = pd.DataFrame({"c": ["a", "a", "b", "b"]})
+    y = [labels[0], labels[0], labels[1], labels[1]]
+    fit = bnb.NaiveBayes().fit(X, y)
+    pred = fit.predict(X)
+    assert pred.shape == (4,)
+    assert [p == t for p, t in zip(pred, y, strict=True)] == [True] * 4
+    assert list(fit.params["label"].values) == [labels[0], labels[1]]
+    # Laplace: P(c = a | first class) = (2 + 1) / (2 + 2)
+    assert fit.params["c"].values[0].tolist() == pytest.approx([0.75, 0.25])
+    assert fit.counts["class_count"].values.tolist() == [2.0, 2.0]
+
+
+def test_tuple_categories_export_with_one_coordinate_per_category():
+    X = pd.DataFrame({"c": [(1, 2), (1, 2), (3, 4), (1, 2)]})
+    fit = bnb.NaiveBayes().fit(X, [0, 0, 1, 1])
+    assert list(fit.params["c_category"].values) == [(1, 2), (3, 4)]
+    # class 1 saw (3, 4) once and (1, 2) once: (1 + 1) / (2 + 2) each
+    assert fit.params["c"].sel(label=1).values.tolist() == pytest.approx([0.5, 0.5])
+    assert fit.counts["c"].sel(label=0).values.tolist() == [2.0, 0.0]
+    proba = fit.predict_proba(pd.DataFrame({"c": [(3, 4)]}))
+    # prior (2+1)/(4+2) = 1/2 each; likelihoods 1/4 and 2/4: posterior 1/3, 2/3
+    assert proba[0].tolist() == pytest.approx([1 / 3, 2 / 3])

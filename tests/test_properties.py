@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -74,20 +74,24 @@ _row = st.tuples(
     n=st.integers(10, 200),
     rows=st.lists(_row, min_size=1, max_size=20),
 )
+@example(seed=0, n=10, rows=[(0.0, "d", np.nan, np.nan)] * 2)  # every 'c' unseen: warned
 def test_predict_proba_is_a_finite_distribution_for_any_finite_input(seed, n, rows):
     rng = np.random.default_rng(seed)
     train = _mixed(rng, n)
     fit = bnb.NaiveBayes(MIXED).fit(train, _labels(rng, train))  # the default estimate
     X = pd.DataFrame(rows, columns=["b", "c", "g", "h"])
     X["c"] = X["c"].astype(object)
-    proba = fit.predict_proba(X)
+    with warnings.catch_warnings():  # rows whose every 'c' is unseen: warned, marginalized
+        warnings.simplefilter("ignore", bnb.errors.UnseenValuesWarning)
+        proba = fit.predict_proba(X)
+        log_proba = fit.predict_log_proba(X)
+        predicted = fit.predict(X)
     assert proba.shape == (len(rows), len(fit.labels))
     assert np.all(np.isfinite(proba))
     assert np.all(proba >= 0)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
-    log_proba = fit.predict_log_proba(X)
     assert not np.any(np.isnan(log_proba))
-    assert fit.predict(X).tolist() == [fit.labels[k] for k in proba.argmax(axis=1)]
+    assert predicted.tolist() == [fit.labels[k] for k in proba.argmax(axis=1)]
 
 
 def _every_family(rng: np.random.Generator, n: int):

@@ -349,3 +349,13 @@ def test_clear_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         GaussianNB(estimate="map").fit([[1.0, 2.0]], [0])  # the prior makes one sample enough
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, bool])
+def test_categorical_nb_takes_float_and_boolean_codes_as_scikit_learn(dtype):
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2 if dtype is bool else 4, size=(40, 3)).astype(dtype)
+    y = np.repeat([0, 1], 20)
+    ours = CategoricalNB().fit(X, y).predict_proba(X)
+    theirs = sknb.CategoricalNB().fit(X, y).predict_proba(X)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=0)

@@ -413,3 +413,31 @@ def _not_numeric(arr: np.ndarray, what: str, names, dtypes=None) -> None:
 def _as_2d(data) -> np.ndarray:
     arr = np.asarray(data)
     return arr[:, None] if arr.ndim == 1 else arr
+
+
+def value_array(values, *, object_strings: bool = False) -> np.ndarray:
+    """``values`` (labels or categories, as given) as a 1-D array holding each of them.
+
+    NumPy's own array when it keeps every value as it is; otherwise an object array:
+    tuples (which NumPy would spread over a second axis), integers beyond int64
+    (which it would turn into floats) and values of mixed types. ``object_strings``:
+    strings too, so that an array of them can hold any other string.
+    """
+    values = list(values)
+    if not (object_strings and any(isinstance(v, str) for v in values)):
+        try:
+            arr = np.asarray(values)
+        except (TypeError, ValueError):
+            arr = None
+        if (
+            arr is not None
+            and arr.shape == (len(values),)
+            and arr.dtype.kind != "O"
+            and [type(v) for v in arr.tolist()] == [type(v) for v in values]
+            and arr.tolist() == values
+        ):
+            return arr
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out

@@ -4,11 +4,33 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Iterable
 
 import numpy as np
 
-from bayesnb.errors import InputError
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.priors import check_estimate
+
+
+def declared_list(value, what: str, family: str, example: str | None = None) -> list:
+    """``value`` (a declaration's ``columns``, ``categories`` or ``values``) as a list.
+
+    A string is one name, not a sequence of its characters, and a scalar is not a
+    list: both raise an :class:`~bayesnb.errors.InputTypeError` naming ``what``
+    (``example`` shows a right value in the message). A set, which has no order of
+    its own, is sorted.
+    """
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise InputTypeError(
+            f"{family} {what} must be a list; got {value!r} ({type(value).__name__}). Give "
+            f"a list, e.g. {what}={example or f'[{value!r}]'}."
+        )
+    if isinstance(value, set | frozenset):
+        try:
+            return sorted(value)
+        except TypeError:
+            pass
+    return list(value)
 
 
 class Family:
@@ -22,7 +44,9 @@ class Family:
             check_estimate(estimate)
         self.prior = prior
         self.estimate = estimate
-        self.columns = None if columns is None else list(columns)
+        self.columns = (
+            None if columns is None else declared_list(columns, "columns", type(self).__name__)
+        )
         if self.columns is not None and not self.multi_column and len(self.columns) != 1:
             raise InputError(
                 f"{type(self).__name__} describes one column; got columns={self.columns!r}. "

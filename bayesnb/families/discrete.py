@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import itertools
 import warnings
+from collections.abc import Hashable
 from typing import NamedTuple
 
 import numpy as np
@@ -34,8 +35,9 @@ from bayesnb.families._kernels import (
     _value_lookup,
     _xlogp_sum,
     dense,
+    value_array,
 )
-from bayesnb.families.base import Family
+from bayesnb.families.base import Family, declared_list
 from bayesnb.priors import Beta, Dirichlet
 
 
@@ -165,7 +167,7 @@ class _Discrete(Family):
     def to_xarray(self, params: dict, stats: dict, label_dim: str, labels) -> dict:
         cat = f"{self.name}_category"
         dims = (*self._lead_dims(label_dim), cat)
-        coords = {label_dim: labels, cat: self.category_labels(), **self._coords()}
+        coords = {label_dim: labels, cat: value_array(self.category_labels()), **self._coords()}
         prob = np.exp(params["log_prob"])
         counts = stats["counts"]
         return {
@@ -207,7 +209,11 @@ class Bernoulli(_Discrete):
             raise InputTypeError(
                 f"Bernoulli prior must be a Beta or Dirichlet; got {self.prior!r}."
             )
-        self.values = None if values is None else tuple(values)
+        self.values = (
+            None
+            if values is None
+            else tuple(declared_list(values, "values", "Bernoulli", "(false, true)"))
+        )
         if self.values is not None and len(self.values) != 2:
             raise InputError(
                 f"Bernoulli values must be the two raw values (false, true); got {values!r}."
@@ -512,7 +518,7 @@ class Categorical(_Discrete):
             raise InputTypeError(f"Categorical prior must be a Dirichlet; got {self.prior!r}.")
         if unseen not in ("marginalize", "error"):
             raise InputError(f"unseen must be 'marginalize' or 'error'; got {unseen!r}.")
-        self.categories = None if categories is None else list(categories)
+        self.categories = None if categories is None else _declared_categories(categories)
         self.unseen = unseen
         self.column_categories: list[list] | None = None
 
@@ -665,7 +671,7 @@ class Categorical(_Discrete):
                 col = pd.Series(values, copy=False) if col is None else col
                 # get_indexer gives -1 for a missing or unseen value (pd.Categorical with
                 # a value outside its categories is deprecated in pandas 3 and warns).
-                out[:, j] = pd.Index(categories).get_indexer(col)
+                out[:, j] = pd.Index(categories, tupleize_cols=False).get_indexer(col)
                 observed = col.notna().to_numpy()
                 unseen_mask = (out[:, j] < 0) & observed
             if unseen_mask.any():
@@ -817,7 +823,7 @@ class Categorical(_Discrete):
             var = self._variable(j)
             cat = f"{var}_category"
             dims = (label_dim, cat)
-            coords = {label_dim: labels, cat: self.column_categories[j]}
+            coords = {label_dim: labels, cat: value_array(self.column_categories[j])}
             part = slice(start, start + size)
             out["params"][var] = xr.DataArray(prob[:, part], dims=dims, coords=coords)
             out["counts"][var] = xr.DataArray(counts[:, part], dims=dims, coords=coords)
@@ -1095,6 +1101,34 @@ class Multinomial(_Discrete):
 # ----------------------------------------------------------------------------------------
 
 
+def _declared_categories(categories) -> list:
+    """The ``categories`` of a Categorical declaration as a list: distinct, hashable
+    values, none of them missing (an :class:`InputError` or :class:`InputTypeError`
+    naming ``categories`` otherwise)."""
+    out = declared_list(categories, "categories", "Categorical")
+    try:
+        missing = [v for v in out if np.ndim(v) == 0 and pd.isna(v)]
+        distinct = len(set(out)) == len(out)
+    except TypeError:
+        bad = next(v for v in out if not isinstance(v, Hashable))
+        raise InputTypeError(
+            f"Categorical categories must be hashable values (str, numbers, tuples, ...); "
+            f"got {bad!r} ({type(bad).__name__}). Convert them, e.g. to tuples or str."
+        ) from None
+    if missing:
+        raise InputError(
+            f"Categorical categories {out[:10]!r} hold the missing value {missing[0]!r}; a "
+            "missing value is marginalized, never a category. Leave it out of `categories`."
+        )
+    if not distinct:
+        twice = [v for i, v in enumerate(out) if v in out[:i]]
+        raise InputError(
+            f"Categorical categories must be distinct; got {twice[:5]!r} more than once in "
+            f"{out[:10]!r}. List every category once."
+        )
+    return out
+
+
 def _observed_categories(data, columns: list) -> list[list]:
     """The sorted values seen in every column (a pandas categorical: its categories).
 
@@ -1110,15 +1144,26 @@ def _observed_categories(data, columns: list) -> list[list]:
             if isinstance(col.dtype, pd.CategoricalDtype):
                 out.append(list(col.cat.categories))
             else:
-                out.append(_sorted_values(pd.unique(col.dropna()).tolist(), [columns[j]]))
+                out.append(_distinct_values(col, columns[j]))
         return out
     arr = _as_2d(data)
     if arr.dtype.kind in "iu" and arr.size:
         return _integer_categories(arr)
-    return [
-        _sorted_values(pd.unique(pd.Series(arr[:, j]).dropna()).tolist(), [columns[j]])
-        for j in range(len(columns))
-    ]
+    return [_distinct_values(pd.Series(arr[:, j]), columns[j]) for j in range(len(columns))]
+
+
+def _distinct_values(col: pd.Series, column) -> list:
+    """The sorted distinct observed values of ``col`` (named ``column`` in errors)."""
+    try:
+        values = pd.unique(col.dropna()).tolist()
+    except TypeError:  # unhashable entries (lists, dicts, sets)
+        bad = next(v for v in col if not isinstance(v, Hashable))
+        raise InputTypeError(
+            f"column {column!r} holds the value {bad!r} of type {type(bad).__name__}, which "
+            "cannot be a category (it is not hashable). Convert the column's entries to "
+            "str, numbers or tuples, e.g. X[col].map(tuple), or drop the column."
+        ) from None
+    return _sorted_values(values, [column])
 
 
 def _sorted_values(values: list, columns: list) -> list:
