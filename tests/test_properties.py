@@ -67,7 +67,6 @@ _row = st.tuples(
 )
 
 
-@pytest.mark.filterwarnings("ignore::bayesnb.errors.UnseenValuesWarning")  # "d" only, say
 @SETTINGS
 @given(
     seed=st.integers(0, 2**32 - 1),
