@@ -25,7 +25,6 @@ reports in :mod:`bayesnb.cluster_reports` and the teaching aids of seed 003 in
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 import warnings
@@ -38,7 +37,7 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from bayesnb import cluster_reports, model_choice
-from bayesnb._data import Table
+from bayesnb._data import Table, check_sample_weight
 from bayesnb._starts import component_labels, start_params
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.families import Gaussian
@@ -265,11 +264,9 @@ class _Problem:
         parameters (a mean-estimated Dirichlet part: the prior with alpha + 1)."""
         total = 0.0
         for i, shift in self.prior_blocks:
+            params = state.block_params[i]
             block = self.blocks[i]
-            if shift:
-                total += _raised_dirichlet_log_prior(block, state.block_params[i], shift)
-            else:
-                total += block.log_prior(state.block_params[i])
+            total += block.log_prior(params, shift=shift) if shift else block.log_prior(params)
         if self.class_alpha is not None:
             total += float(self.class_alpha.logpdf(np.exp(state.class_log_prob)))
         return total
@@ -598,22 +595,6 @@ def _default_estimate(block) -> str:
     """EM's estimator of a feature when none is given: the posterior mean of a discrete
     (Dirichlet/Beta) feature, the posterior mode of a Gaussian."""
     return "map" if isinstance(block, Gaussian) else "mean"
-
-
-def _raised_dirichlet_log_prior(block, params: dict, shift: float) -> float:
-    """Log density at ``params`` of the block's Dirichlet prior with every
-    concentration raised by ``shift``: the objective's prior term of a block whose
-    M-step is the posterior mean (the mode of that raised prior's posterior)."""
-    logp = params["log_prob"]
-    alpha = np.broadcast_to(block._alpha(logp.shape[0], logp.shape[1:]), logp.shape) + shift
-    segments = block._segments()
-    if segments is None:
-        return float(Dirichlet(alpha).logpdf(np.exp(logp)).sum())
-    bounds = np.append(segments, logp.shape[-1])
-    return sum(
-        float(Dirichlet(alpha[..., a:b]).logpdf(np.exp(logp[..., a:b])).sum())
-        for a, b in itertools.pairwise(bounds)
-    )
 
 
 def _saddle_slack(objective: float, n: int, target: float) -> float:
@@ -1015,7 +996,7 @@ def fit_mixture(
         )
 
     table = Table(X, feature_names=feature_names)
-    weights = _check_sample_weight(sample_weight, table.n_rows)
+    weights = check_sample_weight(sample_weight, table.n_rows)
     if (
         y is not None
         and isinstance(n_components, int | np.integer)
@@ -1150,36 +1131,6 @@ def _check_random_state(random_state) -> None:
         )
     if isinstance(random_state, int | np.integer) and random_state < 0:
         raise InputError(f"random_state must be an int >= 0; got {random_state!r}.")
-
-
-def _check_sample_weight(sample_weight, n: int) -> np.ndarray | None:
-    """The validated row weights (float, one per row), or None."""
-    if sample_weight is None:
-        return None
-    values = np.asarray(sample_weight)
-    if values.dtype.kind not in "iuf" or values.dtype == bool:
-        raise InputTypeError(
-            f"sample_weight must be numbers, one per row; got dtype {values.dtype}. Give "
-            "non-negative floats."
-        )
-    w = values.astype(float)
-    if w.shape != (n,):
-        raise InputError(
-            f"sample_weight must be {n} numbers, one per row of X; got shape {w.shape}."
-        )
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"sample_weight must be finite and >= 0; row {row} has {w[row]!r}. Drop the "
-            "row or give it weight 0."
-        )
-    if n and not w.any():
-        raise InputError(
-            "sample_weight is zero for every row, so there is nothing to cluster; give at "
-            "least one row a positive weight."
-        )
-    return w
 
 
 def _describe(init) -> str:

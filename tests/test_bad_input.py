@@ -715,11 +715,11 @@ def test_cluster_estimate_that_em_cannot_maximize_is_named():
 @pytest.mark.parametrize(
     ("weights", "error", "match"),
     [
-        (-np.ones(435), errors.InputError, "sample_weight must be finite and >= 0; row 0"),
+        (-np.ones(435), errors.InputError, "sample_weight must be >= 0; got -1.0 at row 0"),
         (np.r_[np.ones(434), np.nan], errors.InputError, "sample_weight .* row 434"),
-        (np.ones(10), errors.InputError, r"sample_weight must be 435 numbers"),
+        (np.ones(10), errors.InputError, r"sample_weight must hold one weight per row of X"),
         (np.zeros(435), errors.InputError, "sample_weight is zero for every row"),
-        (["a"] * 435, errors.InputTypeError, "sample_weight must be numbers"),
+        (["a"] * 435, errors.InputTypeError, "sample_weight must be 435 numbers"),
     ],
 )
 def test_cluster_bad_sample_weight_is_named(weights, error, match):

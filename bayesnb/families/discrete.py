@@ -135,10 +135,12 @@ class _Discrete(Family):
     def complete_log_likelihood(self, stats: dict, params: dict) -> float:
         return _xlogp_sum(stats["counts"], params["log_prob"])
 
-    def log_prior(self, params: dict) -> float:
-        """Log density of the prior at the estimated probabilities (for MAP-EM)."""
+    def log_prior(self, params: dict, shift: float = 0.0) -> float:
+        """Log density of the prior at the estimated probabilities (for MAP-EM), with
+        every concentration raised by ``shift``: 1 for a block EM estimates by the
+        posterior mean, which is the posterior mode under the raised prior."""
         logp = params["log_prob"]
-        alpha = np.broadcast_to(self._alpha(logp.shape[0], logp.shape[1:]), logp.shape)
+        alpha = np.broadcast_to(self._alpha(logp.shape[0], logp.shape[1:]), logp.shape) + shift
         segments = self._segments()
         if segments is None:
             return float(Dirichlet(alpha).logpdf(np.exp(logp)).sum())
