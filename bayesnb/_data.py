@@ -12,7 +12,7 @@ from scipy import sparse
 
 from bayesnb import _compiled
 from bayesnb.errors import InputError, InputTypeError
-from bayesnb.families import Bernoulli, Categorical, Family, Gaussian
+from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
 from bayesnb.families._kernels import Labels, value_array
 
 ARRAY_BLOCK = "X"
@@ -271,6 +271,15 @@ def _infer_frame(table: Table) -> list[Family]:
     return families
 
 
+def _infer_sparse(data) -> Family:
+    """A sparse matrix's family: Bernoulli when every stored value is 0 or 1 (word
+    presence), Multinomial otherwise (counts; the family checks them)."""
+    values = data.data
+    if values.size and not np.all((values == 0) | (values == 1)):
+        return Multinomial()
+    return Bernoulli()
+
+
 def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
     """Resolve the user's declaration into ``(name, family, columns)`` triples.
 
@@ -280,7 +289,7 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
     if features is None:
         if not table.is_frame:  # an array is one block: its columns share a dtype
             data = table.data
-            family = Bernoulli() if sparse.issparse(data) else infer_family(data)
+            family = _infer_sparse(data) if sparse.issparse(data) else infer_family(data)
             return [(ARRAY_BLOCK, family, table.names)]
         families = _infer_frame(table)
         return [(n, f, [n]) for n, f in zip(table.names, families, strict=True)]

@@ -39,7 +39,9 @@ class NaiveBayes:
         Bernoulli; other floats Gaussian; everything else (strings, categoricals,
         other integers) Categorical. Nullable ``Int64``/``boolean``/``Float64``
         columns follow the same rule with ``pd.NA`` missing; a numeric column with
-        no observed value is an error. Adjacent single-column Bernoulli (or
+        no observed value is an error. A scipy.sparse matrix is one Bernoulli block
+        when its stored values are all 0 or 1 and a Multinomial block (counts)
+        otherwise. Adjacent single-column Bernoulli (or
         Categorical) features are counted and scored together as one block, so a
         frame of many columns costs about what one block of them costs; ``params``
         and ``counts`` keep one variable per column.

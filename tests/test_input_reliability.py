@@ -326,3 +326,20 @@ def test_tuple_categories_export_with_one_coordinate_per_category():
     proba = fit.predict_proba(pd.DataFrame({"c": [(3, 4)]}))
     # prior (2+1)/(4+2) = 1/2 each; likelihoods 1/4 and 2/4: posterior 1/3, 2/3
     assert proba[0].tolist() == pytest.approx([1 / 3, 2 / 3])
+
+
+def test_a_sparse_count_matrix_is_inferred_multinomial_and_a_presence_matrix_bernoulli():
+    from scipy import sparse
+
+    counts = sparse.csr_array(np.array([[2, 0, 1], [0, 3, 0], [1, 0, 0], [0, 1, 4]]))
+    y = [0, 0, 1, 1]
+    fit = bnb.NaiveBayes().fit(counts, y)
+    assert fit.blocks[0].kind == "multinomial"
+    # (count + 1) / (total + 3) per class, the default estimate="mean" under Dirichlet(1)
+    np.testing.assert_allclose(fit.params["X"].sel(label=0), [3 / 9, 4 / 9, 2 / 9], rtol=1e-12)
+    presence = (counts > 0).astype(float)
+    fit = bnb.NaiveBayes().fit(sparse.csr_array(presence), y)
+    assert fit.blocks[0].kind == "bernoulli"
+    np.testing.assert_allclose(fit.params["X"].sel(label=1), [2 / 4, 2 / 4, 2 / 4], rtol=1e-12)
+    mix = bnb.NaiveBayes().cluster(counts, 2, random_state=0)  # counts cluster too
+    assert mix.blocks[0].kind == "multinomial" and mix.converged
