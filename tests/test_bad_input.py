@@ -126,6 +126,22 @@ def test_gaussian_prior_that_is_not_an_nig_names_it(prior):
         bnb.Gaussian(prior)
 
 
+def test_gaussian_variance_below_the_smallest_float_names_the_column():
+    X = np.r_[5e-324 * np.arange(1, 11), 5e-324 * np.arange(20, 30)][:, None]
+    with pytest.raises(bnb.InputError, match=r"column 'x0'.*smallest normal float.*Rescale"):
+        bnb.NaiveBayes(bnb.Gaussian()).fit(X, [0] * 10 + [1] * 10, estimate="map")
+
+
+def test_nig_prior_of_ragged_values_names_the_parameter():
+    with pytest.raises(bnb.InputTypeError, match="NormalInverseGamma mu"):
+        bnb.NormalInverseGamma(mu=[[0.0], [0.0, 1.0]])
+
+
+def test_nig_parameters_that_do_not_broadcast_name_them():
+    with pytest.raises(bnb.InputError, match=r"mu \(2,\), kappa \(3,\)"):
+        bnb.NormalInverseGamma(mu=[0.0, 1.0], kappa=[1.0, 2.0, 3.0])
+
+
 # (end of the Gaussian section)
 #
 #
