@@ -377,3 +377,21 @@ def test_a_constant_class_of_tiny_values_is_still_constant():
     X = np.r_[np.full(4, 3e-320), np.arange(4.0)][:, None]
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, [0] * 4 + [1] * 4, estimate="map")
     assert fit.params.X_mu.sel(label=0).item() == 3e-320
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e9, -3e14])
+def test_soft_statistics_by_column_are_exact_over_several_blocks_in_any_order(offset):
+    r = np.random.default_rng(21)
+    n, K = 9000, 3  # more rows than one block of the compiled loop
+    x = offset + 1e-2 * r.normal(size=n) + np.repeat([0.0, 5.0, -2.0], n // 3)
+    R = r.dirichlet(np.ones(K), size=n)
+    R[::5, 1] = 0.0  # rows outside a component
+    got = bound_gaussian(1).count(x[:, None], R)
+    perm = r.permutation(n)
+    again = bound_gaussian(1).count(x[perm][:, None], R[perm])
+    for k in range(K):
+        m, mean, ss = exact_moments(x, R[:, k])
+        assert got["n"][k, 0] == pytest.approx(m, rel=1e-13)
+        assert got["mean"][k, 0] == pytest.approx(mean, rel=1e-15, abs=1e-14)  # spread 5
+        assert got["ss"][k, 0] == pytest.approx(ss, rel=1e-12)
+        assert again["ss"][k, 0] == pytest.approx(ss, rel=1e-12)
