@@ -34,14 +34,14 @@ _LOOPS: dict = {}
 _DISPATCHERS: dict = {}
 
 
-def _jit(func, inline: bool = False):
+def _jit(func, inline: bool = False, options: dict | None = None):
     """``func`` run through numba (no Python objects, cached on disk).
 
     Every loop of this module is handed to ``numba.njit`` on the first call of any of
     them, and the module's names then point at the dispatchers, so a loop that calls
     another is compiled against the compiled one.
     """
-    _LOOPS[func.__name__] = (func, inline)
+    _LOOPS[func.__name__] = (func, inline, options or {})
 
     @functools.wraps(func)
     def call(*args):
@@ -62,11 +62,11 @@ def _inline(func):
 def _compile_all() -> None:
     import numba
 
-    for name, (func, inline) in _LOOPS.items():
+    for name, (func, inline, extra) in _LOOPS.items():
         options = {"inline": "always"} if inline else {}
-        _DISPATCHERS[name] = globals()[name] = numba.njit(cache=True, nogil=True, **options)(
-            func
-        )
+        _DISPATCHERS[name] = globals()[name] = numba.njit(
+            cache=True, nogil=True, **options, **extra
+        )(func)
 
 
 #: Rows of a block of the loops below: each group's codes, and the block's labels or
@@ -585,6 +585,63 @@ def _squared_sums(row, w, centre, mean, acc, masked):
         acc[2, j] += wd * d
 
 
+def _reassociated(func):
+    """A loop compiled with floating-point reassociation allowed (and contraction into
+    fused multiply-adds), so that its sums are vectorized: they then add in a few
+    interleaved partial sums instead of one after another, which changes their
+    round-off only. NaN and infinities keep their meaning (no ``nnan``/``ninf``)."""
+    return _jit(func, options={"fastmath": {"reassoc", "contract"}})
+
+
+@_reassociated
+def _soft_block_sums(x, start, stop, resp, centre, cols, soft, acc, masked):
+    """The soft-responsibility part of :func:`dense_moments` for rows
+    ``start..stop-1``: ``acc[k]`` gets every component's weights, weighted deviations
+    from ``centre[k]`` and their squares (as :func:`_centred_sums`), summed along the
+    block's rows column by column. The block is first copied column by column into
+    ``cols`` (d, rows) and its responsibilities into ``soft`` (K, rows), so each sum
+    runs along contiguous memory and vectorizes; a row of weight 0 adds 0 (a NaN or an
+    infinity in it makes the sums NaN unless ``masked``, as in the caller)."""
+    m = stop - start
+    n_comp, d = centre.shape
+    for r in range(m):
+        row = x[start + r]
+        for j in range(d):
+            cols[j, r] = row[j]
+        for k in range(n_comp):
+            soft[k, r] = resp[k, start + r]
+    for k in range(n_comp):
+        w_k = soft[k]
+        if not masked:
+            s0 = 0.0
+            for r in range(m):
+                s0 += w_k[r]
+            acc[k, 0, 0] = s0
+        for j in range(d):
+            c = centre[k, j]
+            col = cols[j]
+            s0, s1, s2 = 0.0, 0.0, 0.0
+            if masked:
+                for r in range(m):
+                    v = col[r]
+                    ok = v == v
+                    dv = v - c if ok else 0.0
+                    w = w_k[r] if ok else 0.0
+                    wd = w * dv
+                    s0 += w
+                    s1 += wd
+                    s2 += wd * dv
+                acc[k, 0, j] = s0
+            else:
+                for r in range(m):
+                    dv = col[r] - c
+                    wd = w_k[r] * dv
+                    s1 += wd
+                    s2 += wd * dv
+            acc[k, 1, j] = s1
+            acc[k, 2, j] = s2
+
+
 #: Entries of a block of :func:`dense_moments`: read again only in the rare block that
 #: needs a second pass, so it need only stay in L2.
 _MOMENT_ENTRIES = 1 << 16
@@ -608,7 +665,9 @@ def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
     Exact to round-off whatever the data's offset and the rows' order. Every class
     and column has a fixed centre, and every sum is of deviations from it: the
     class's first observed value, then, once the first block holding the class is
-    summed, that block's mean. The rows go by blocks in cache. One pass sums the
+    summed, that block's mean. The rows go by blocks in cache: row by row for class
+    labels (or one component), column by column for the soft responsibilities of
+    several components (:func:`_soft_block_sums`, vectorized). One pass sums the
     weights, deviations and squared deviations: the block's mean and
     :math:`S = \\sum w d^2 - (\\sum w d)^2 / \\sum w`, which is exact unless the
     block's mean lies far from the centre (in units of the block's spread: the first
@@ -626,6 +685,11 @@ def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
     weight = np.empty(rows)
     soft = np.empty((rows, n_comp))
     acc = np.empty((n_comp, 4, d))  # a block's weights, deviations, squares, deviations
+    # Row by row for class labels (one class per row) and a single component; column
+    # by column for the soft responsibilities of several components
+    by_row = len(labels) > 0 or n_comp == 1
+    cols = np.empty((d, 0 if by_row else rows))  # the soft path's block, by column
+    soft_k = np.empty((n_comp, 0 if by_row else rows))  # and its weights, by component
     means = np.empty((n_comp, d))  # a block's means, relative to the centres
     centre = np.zeros((n_comp, d))
     fresh = np.ones((n_comp, d), dtype=np.bool_)  # no centre yet
@@ -634,7 +698,9 @@ def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
     for start in range(0, n, rows):
         stop = min(n, start + rows)
         m = stop - start
-        _block_labels(labels, weights, resp, start, stop, label, weight, soft)
+        labelled = by_row or unset > 0  # the rows' labels: needed for the centres
+        if labelled:
+            _block_labels(labels, weights, resp, start, stop, label, weight, soft)
         if unset:  # a class's first observed value in each column: its first centre
             for r in range(m):
                 k = label[r]
@@ -646,15 +712,18 @@ def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
                         for j in range(d):
                             provisional[kk, j] |= not fresh[kk, j] and n_out[kk, j] <= 0.0
         acc[:] = 0.0
-        for r in range(m):
-            k = label[r]
-            if k >= 0:
-                _centred_sums(x[start + r], weight[r], centre[k], acc[k], masked)
-            else:
-                for k in range(n_comp):
-                    w = soft[r, k]
-                    if w != 0.0:
-                        _centred_sums(x[start + r], w, centre[k], acc[k], masked)
+        if not by_row:  # soft responsibilities: column by column, vectorized
+            _soft_block_sums(x, start, stop, resp, centre, cols, soft_k, acc, masked)
+        else:
+            for r in range(m):
+                k = label[r]
+                if k >= 0:
+                    _centred_sums(x[start + r], weight[r], centre[k], acc[k], masked)
+                else:
+                    for k in range(n_comp):
+                        w = soft[r, k]
+                        if w != 0.0:
+                            _centred_sums(x[start + r], w, centre[k], acc[k], masked)
         again = False
         for k in range(n_comp):
             if not masked:
@@ -675,6 +744,8 @@ def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
                         acc[k, 2, j] -= between
                     means[k, j] = mb
         if again:  # squared deviations from the block's means, the block in cache
+            if not labelled:
+                _block_labels(labels, weights, resp, start, stop, label, weight, soft)
             acc[:, 2:, :] = 0.0
             for r in range(m):
                 k = label[r]

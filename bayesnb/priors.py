@@ -33,8 +33,8 @@ class ZeroProbabilityWarning(UserWarning):
 
 def check_estimate(estimate: str, name: str = "estimate") -> str:
     """Validate an estimator name and return it."""
-    if estimate not in ESTIMATES:
-        raise ValueError(
+    if not isinstance(estimate, str) or estimate not in ESTIMATES:
+        raise InputError(
             f"{name} must be one of {ESTIMATES}; got {estimate!r}. "
             "Use 'ml' for counts, 'map' for the posterior mode, 'mean' for the posterior "
             "mean, or 'predictive' for the full posterior predictive."
@@ -42,19 +42,91 @@ def check_estimate(estimate: str, name: str = "estimate") -> str:
     return estimate
 
 
-def _as_concentration(value, name: str) -> np.ndarray:
-    if np.asarray(value).dtype.kind not in "iuf":  # True, "1", None: not a number
-        raise TypeError(
-            f"{name} must be a positive number or an array of them; got {value!r} "
-            f"({type(value).__name__}). Give the pseudo-counts as numbers, e.g. 1.0."
+def _numbers(
+    value, what: str, example: str, need: str = "a number or a rectangular array of numbers"
+) -> np.ndarray:
+    """``value`` as a float array, or an :class:`InputTypeError` naming ``what`` when it
+    is not a number or a rectangular array of numbers (True, "1", None, a ragged list)."""
+    try:
+        arr = np.asarray(value)
+    except ValueError:  # a ragged nesting of lists
+        arr = None
+    if arr is None or arr.dtype.kind not in "iuf":
+        raise InputTypeError(
+            f"{what} must be {need}; got {value!r} "
+            f"({type(value).__name__}). Give it as numbers, e.g. {example}."
         )
-    arr = np.asarray(value, dtype=float)
+    return arr.astype(float)
+
+
+def _as_concentration(value, name: str) -> np.ndarray:
+    arr = _numbers(value, name, f"{name}=1.0", "a positive number or an array of them")
+    if arr.size == 0:
+        raise InputError(
+            f"{name} must hold at least one concentration; got an empty array. Give a "
+            "scalar, or one value per category."
+        )
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(
+        raise InputError(
             f"{name} must be finite and > 0; got {value!r}. "
             "A concentration counts prior pseudo-observations, so it is positive."
         )
     return arr
+
+
+def _rng(rng) -> np.random.Generator:
+    """A numpy Generator from ``rng`` (a Generator, a seed or None)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (isinstance(rng, int | np.integer) and not isinstance(rng, bool)):
+        if rng is not None and rng < 0:
+            raise InputError(f"rng must be a Generator or a seed >= 0; got {rng!r}.")
+        return np.random.default_rng(rng)
+    raise InputTypeError(
+        f"rng must be a numpy Generator (np.random.default_rng(seed)) or an integer seed; "
+        f"got {type(rng).__name__} {rng!r}."
+    )
+
+
+def _as_counts(counts, alpha: np.ndarray, what: str = "counts") -> np.ndarray:
+    """``counts`` checked: finite, >= 0 and broadcastable with the concentration."""
+    counts = _numbers(counts, what, f"{what}=[3, 1]")
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0):
+        raise InputError(
+            f"{what} must be finite and >= 0 (observed counts); got {counts.tolist()!r}. "
+            "Give how many times each category was observed."
+        )
+    try:
+        np.broadcast_shapes(counts.shape, alpha.shape)
+    except ValueError:
+        raise InputError(
+            f"{what} of shape {counts.shape} does not fit the concentration of shape "
+            f"{alpha.shape}; give one count per category (the last axis)."
+        ) from None
+    return counts
+
+
+def _same_values(a, b) -> bool:
+    """Whether two priors of one kind hold equal parameters (arrays compared by value)."""
+    if type(a) is not type(b):
+        return False
+    return all(
+        (x is None and y is None)
+        or (x is not None and y is not None and np.array_equal(np.asarray(x), np.asarray(y)))
+        for x, y in zip(a._values(), b._values(), strict=True)
+    )
+
+
+def _values_hash(prior) -> int:
+    return hash(
+        (
+            type(prior).__name__,
+            *tuple(
+                None if v is None else (np.shape(v), np.asarray(v, float).tobytes())
+                for v in prior._values()
+            ),
+        )
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +168,16 @@ class Dirichlet:
         a = self.alpha
         return f"Dirichlet({a.item() if a.ndim == 0 else a.tolist()!r})"
 
+    def _values(self) -> tuple:
+        return (self.alpha,)
+
+    def __eq__(self, other) -> bool:
+        """Equal concentrations (and the same kind of prior)."""
+        return _same_values(self, other) if isinstance(other, Dirichlet) else NotImplemented
+
+    def __hash__(self) -> int:
+        return _values_hash(self)
+
     # -- shape ------------------------------------------------------------------------
     def resolve(self, n_categories: int, n_labels: int | None = None) -> np.ndarray:
         """Broadcast the concentration to ``(n_categories,)`` or ``(n_labels, n_categories)``.
@@ -106,7 +188,7 @@ class Dirichlet:
         try:
             return np.broadcast_to(self.alpha, shape).copy()
         except ValueError:
-            raise ValueError(
+            raise InputError(
                 f"Dirichlet alpha of shape {self.alpha.shape} does not fit {shape} "
                 "(n_labels, n_categories). Give a scalar, one value per category, or "
                 "one row per class."
@@ -114,7 +196,7 @@ class Dirichlet:
 
     def _full(self) -> np.ndarray:
         if self.alpha.ndim == 0:
-            raise ValueError(
+            raise InputError(
                 "this Dirichlet has a scalar alpha, so its number of categories is "
                 f"unknown; got alpha={self.alpha.item()!r}. Call .with_categories(n) first."
             )
@@ -127,8 +209,7 @@ class Dirichlet:
     # -- conjugate update ---------------------------------------------------------------
     def posterior(self, counts) -> Dirichlet:
         """The posterior Dirichlet after observing ``counts`` (last axis: categories)."""
-        counts = np.asarray(counts, dtype=float)
-        return Dirichlet(self.alpha + counts)
+        return Dirichlet(self.alpha + _as_counts(counts, self.alpha))
 
     def log_marginal_likelihood(self, counts, *, segments=None) -> float:
         """``log p(data)`` of categorical draws with ``counts`` under this prior (the
@@ -167,7 +248,14 @@ class Dirichlet:
         """The mode :math:`(\\alpha_v - 1)/(\\sum\\alpha - V)`; needs every alpha >= 1."""
         a = self._full()
         _check_mode_defined(a - 1.0, a)
-        return (a - 1.0) / (a.sum(axis=-1, keepdims=True) - a.shape[-1])
+        excess = a.sum(axis=-1, keepdims=True) - a.shape[-1]
+        if np.any(excess <= 0):
+            raise InputError(
+                "the mode of a Dirichlet whose concentrations are all 1 is not unique (the "
+                f"density is flat); got alpha={a.tolist()!r}. Use mean(), or a prior with "
+                "some alpha > 1."
+            )
+        return (a - 1.0) / excess
 
     def var(self) -> np.ndarray:
         a = self._full()
@@ -179,15 +267,36 @@ class Dirichlet:
     def logpdf(self, p) -> np.ndarray:
         """Log density at probability vectors ``p`` (last axis: categories)."""
         a = self._full()
-        p = np.asarray(p, dtype=float)
+        p = _numbers(p, "p", "p=[0.2, 0.8]")
+        if np.isnan(p).any():
+            raise InputError(
+                "p holds NaN; logpdf needs probability vectors (each entry in [0, 1], "
+                "summing to 1 along the last axis)."
+            )
+        if not p.ndim or p.shape[-1] != a.shape[-1]:
+            raise InputError(
+                f"p of shape {p.shape} does not fit the Dirichlet over {a.shape[-1]} "
+                "categories; give probability vectors along the last axis."
+            )
+        try:
+            np.broadcast_shapes(p.shape, a.shape)
+        except ValueError:
+            raise InputError(
+                f"p of shape {p.shape} does not fit the concentration of shape {a.shape}."
+            ) from None
         norm = special.gammaln(a.sum(axis=-1)) - special.gammaln(a).sum(axis=-1)
-        return norm + special.xlogy(a - 1.0, p).sum(axis=-1)
+        inside = np.all((p >= 0) & (p <= 1), axis=-1) & np.isclose(
+            p.sum(axis=-1), 1.0, rtol=0, atol=1e-9 * a.shape[-1]
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = norm + special.xlogy(a - 1.0, np.clip(p, 0.0, 1.0)).sum(axis=-1)
+        return np.where(inside, out, -np.inf)  # outside the simplex: density 0
 
     def sample(self, rng: np.random.Generator, size: int | None = None) -> np.ndarray:
         """Draw probability vectors; ``size`` draws stack on a new first axis."""
         a = self._full()
         shape = a.shape if size is None else (size, *a.shape)
-        g = rng.standard_gamma(np.broadcast_to(a, shape))
+        g = _rng(rng).standard_gamma(np.broadcast_to(a, shape))
         return g / g.sum(axis=-1, keepdims=True)
 
     # -- point estimates from counts --------------------------------------------------------
@@ -231,7 +340,7 @@ class Dirichlet:
             totals = np.add.reduceat(num, segments, axis=-1)
         if np.any(totals <= 0):
             where = np.argwhere(totals <= 0)[0]
-            raise ValueError(
+            raise InputError(
                 f"estimate={estimate!r} is undefined for {what}: somewhere it has no observations "
                 f"and no prior pseudo-counts (first at index {tuple(where)}). "
                 "Use estimate='mean' or a Dirichlet prior with alpha > 1."
@@ -259,7 +368,7 @@ class Dirichlet:
 def _check_mode_defined(numerator: np.ndarray, alpha) -> None:
     if np.any(numerator < 0):
         bad = float(np.min(np.asarray(alpha)[np.broadcast_to(numerator < 0, np.shape(alpha))]))
-        raise ValueError(
+        raise InputError(
             "estimate='map' needs every concentration >= 1 where a count is 0 (the mode "
             f"lies on the boundary when alpha < 1); got alpha={bad:g}. Use "
             "estimate='mean' or alpha >= 1."
@@ -283,7 +392,14 @@ class Beta(Dirichlet):
     def __init__(self, a: float = 1.0, b: float = 1.0):
         a = _as_concentration(a, "a")
         b = _as_concentration(b, "b")
-        super().__init__(np.stack(np.broadcast_arrays(b, a), axis=-1))
+        try:
+            pair = np.broadcast_arrays(b, a)
+        except ValueError:
+            raise InputError(
+                f"Beta a of shape {a.shape} and b of shape {b.shape} do not broadcast "
+                "together; give them the same shape, or one of them as a scalar."
+            ) from None
+        super().__init__(np.stack(pair, axis=-1))
 
     @property
     def a(self) -> np.ndarray:
@@ -301,7 +417,14 @@ class Beta(Dirichlet):
 
     def update(self, successes, failures) -> Beta:
         """The posterior Beta after ``successes`` trues and ``failures`` falses."""
-        return Beta(self.a + np.asarray(successes), self.b + np.asarray(failures))
+        successes = _as_counts(successes, self.a, "successes")
+        failures = _as_counts(failures, self.b, "failures")
+        return Beta(self.a + successes, self.b + failures)
+
+    def posterior(self, counts) -> Beta:
+        """The posterior Beta after ``counts`` ``[falses, trues]`` (last axis)."""
+        post = self.alpha + _as_counts(counts, self.alpha)
+        return Beta(post[..., 1], post[..., 0])
 
     def beta_mean(self):
         """:math:`\\alpha / (\\alpha + \\beta)`, the probability of true."""
@@ -331,8 +454,9 @@ def laplace(k: float = 1.0) -> Dirichlet:
     >>> laplace(1)
     Dirichlet(1.0)
     """
-    if not np.isfinite(k) or k <= 0:
-        raise ValueError(
+    arr = _numbers(k, "laplace k", "laplace(1.0)")
+    if arr.ndim or not np.isfinite(arr) or arr <= 0:
+        raise InputError(
             f"laplace(k) needs a finite k > 0; got k={k!r}. k = 0 is maximum likelihood: "
             "use estimate='ml' instead."
         )
@@ -350,10 +474,12 @@ def m_estimate(m: float, p) -> Dirichlet:
     >>> m_estimate(1, 1 / 3).alpha
     array(0.33333333)
     """
-    p = np.asarray(p, dtype=float)
-    if m <= 0 or np.any(p <= 0):
-        raise ValueError(
-            f"m_estimate needs m > 0 and every p > 0; got m={m!r}, p={p.tolist()!r}. "
+    m_arr = _numbers(m, "m_estimate m", "m_estimate(1.0, 0.5)")
+    p = _numbers(p, "m_estimate p", "m_estimate(1.0, 0.5)")
+    if m_arr.ndim or not np.isfinite(m_arr) or m_arr <= 0 or not np.all(np.isfinite(p) & (p > 0)):
+        raise InputError(
+            f"m_estimate needs a finite scalar m > 0 and every p finite and > 0; got m={m!r}, "
+            f"p={p.tolist()!r}. "
             "m counts virtual examples and p is a prior probability."
         )
     return Dirichlet(m * p)
@@ -361,12 +487,7 @@ def m_estimate(m: float, p) -> Dirichlet:
 
 def _nig_value(value, name: str, *, positive: bool):
     """A NormalInverseGamma parameter checked: numbers, finite, and > 0 if ``positive``."""
-    if np.asarray(value).dtype.kind not in "iuf":  # True, "1", None: not a number
-        raise InputTypeError(
-            f"NormalInverseGamma {name} must be a number or an array of numbers; got "
-            f"{value!r} ({type(value).__name__}). Give it as a float, e.g. {name}=1.0."
-        )
-    arr = np.asarray(value, dtype=float)
+    arr = _numbers(value, f"NormalInverseGamma {name}", f"{name}=1.0")
     if not np.all(np.isfinite(arr)) or (positive and np.any(arr <= 0)):
         need = "finite and > 0" if positive else "finite"
         raise InputError(
@@ -380,7 +501,7 @@ def _nig_value(value, name: str, *, positive: bool):
     return arr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NormalInverseGamma:
     """Normal-Inverse-Gamma prior on a Gaussian's mean and variance.
 
@@ -449,6 +570,34 @@ class NormalInverseGamma:
             _nig_value(getattr(self, name), name, positive=True)
         if self.beta is not None:
             _nig_value(self.beta, "beta", positive=True)
+        given = {
+            k: np.shape(v)
+            for k, v in zip(["mu", "kappa", "alpha", "beta"], self._values(), strict=False)
+        }
+        try:
+            np.broadcast_shapes(*(shape for shape in given.values() if shape is not None))
+        except ValueError:
+            shapes = ", ".join(f"{k} {v}" for k, v in given.items() if v)
+            raise InputError(
+                f"NormalInverseGamma parameters of shapes that do not broadcast together "
+                f"({shapes}); give each as a scalar, one value per column (d,) or one row "
+                "per class (K, d)."
+            ) from None
+
+    def _values(self) -> tuple:
+        return (self.mu, self.kappa, self.alpha, self.beta)
+
+    def __eq__(self, other) -> bool:
+        """Equal parameters (arrays compared by value)."""
+        return (
+            _same_values(self, other) if isinstance(other, NormalInverseGamma) else NotImplemented
+        )
+
+    def __hash__(self) -> int:
+        return _values_hash(self)
+
+    def _shape(self) -> tuple:
+        return np.broadcast_shapes(*(np.shape(v) for v in self._values() if v is not None))
 
     def check_shape(self, n_columns: int, n_labels: int | None = None, what: str = "") -> None:
         """Raise an :class:`~bayesnb.errors.InputError` unless every parameter is a
@@ -533,11 +682,35 @@ class NormalInverseGamma:
         """Update on ``n`` observations with mean ``mean`` and centred sum of squares ``ss``."""
         self._check_resolved()
         n, mean, ss = (np.asarray(v, dtype=float) for v in (n, mean, ss))
+        if not (np.all(n >= 0) and np.all(ss >= 0)) or not np.all(np.isfinite(ss)):
+            raise InputError(
+                "NormalInverseGamma posterior needs counts n >= 0 and sums of squares "
+                f"ss >= 0, finite; got n={n.tolist()!r}, ss={ss.tolist()!r}. Give the "
+                "statistics of the observed values (their number, mean and centred sum "
+                "of squares)."
+            )
+        try:
+            np.broadcast_shapes(n.shape, mean.shape, ss.shape, self._shape())
+        except ValueError:
+            raise InputError(
+                f"NormalInverseGamma posterior: statistics of shapes n {n.shape}, mean "
+                f"{mean.shape}, ss {ss.shape} do not fit the prior's shape {self._shape()}."
+            ) from None
         kappa_n = self.kappa + n
-        mean = np.where(n > 0, mean, 0.0)
-        mu_n = (self.kappa * self.mu + n * mean) / kappa_n
-        alpha_n = self.alpha + n / 2.0
-        beta_n = self.beta + ss / 2.0 + self.kappa * n * (mean - self.mu) ** 2 / (2.0 * kappa_n)
+        mean = np.where(n > 0, mean, self.mu)
+        with np.errstate(over="ignore", invalid="ignore"):
+            # the prior mean moved by a share of the deviation: exact at any offset
+            delta = mean - self.mu
+            mu_n = self.mu + delta * (n / kappa_n)
+            alpha_n = self.alpha + n / 2.0
+            beta_n = self.beta + ss / 2.0 + (self.kappa * n / (2.0 * kappa_n)) * delta * delta
+        if not (np.all(np.isfinite(mu_n)) and np.all(np.isfinite(beta_n))):
+            raise InputError(
+                "NormalInverseGamma posterior overflows: the data's mean lies beyond the "
+                f"largest float from the prior mean (mean={mean.tolist()!r}, "
+                f"mu={np.asarray(self.mu).tolist()!r}). Rescale the data, or give a prior "
+                "mean nearer to it."
+            )
         return NormalInverseGamma(mu=mu_n, kappa=kappa_n, alpha=alpha_n, beta=beta_n)
 
     def log_marginal_likelihood(self, n, mean, ss) -> float:
@@ -558,13 +731,27 @@ class NormalInverseGamma:
         return float(np.sum(out))
 
     def posterior_from_data(self, x) -> NormalInverseGamma:
-        x = np.asarray(x, dtype=float)
-        return self.posterior(x.size, x.mean(), ((x - x.mean()) ** 2).sum())
+        """Update on the values ``x`` (any shape, all pooled); a missing value (NaN) is
+        left out, and no value at all leaves the prior as it is."""
+        x = _numbers(x, "x", "x=[1.0, 2.5]").ravel()
+        x = x[~np.isnan(x)]
+        if np.isinf(x).any():
+            raise InputError(
+                "x holds an infinite value; a Gaussian needs finite values (NaN for a missing one)."
+            )
+        if not x.size:
+            return self.posterior(0, 0.0, 0.0)
+        mean = x.mean()
+        return self.posterior(x.size, mean, ((x - mean) ** 2).sum())
 
     def mode(self) -> tuple[np.ndarray, np.ndarray]:
         """Joint mode ``(mu, sigma2)``."""
         self._check_resolved()
-        return np.asarray(self.mu, float), np.asarray(self.beta / (self.alpha + 1.5))
+        shape = self._shape()
+        return (
+            np.broadcast_to(np.asarray(self.mu, float), shape).copy(),
+            np.broadcast_to(np.asarray(self.beta / (self.alpha + 1.5)), shape).copy(),
+        )
 
     def mean(self) -> tuple[np.ndarray, np.ndarray]:
         """Posterior means ``(E[mu], E[sigma2])``; ``E[sigma2]`` needs alpha > 1."""
@@ -577,7 +764,11 @@ class NormalInverseGamma:
                 + (f" at index {tuple(int(i) for i in at)}" if at else "")
                 + ". Use more data, a larger prior alpha, or estimate='map'."
             )
-        return np.asarray(self.mu, float), np.asarray(self.beta / (alpha - 1.0))
+        shape = self._shape()
+        return (
+            np.broadcast_to(np.asarray(self.mu, float), shape).copy(),
+            np.broadcast_to(np.asarray(self.beta / (alpha - 1.0)), shape).copy(),
+        )
 
     def var(self) -> tuple[np.ndarray, np.ndarray]:
         """Posterior variances ``(Var[mu], Var[sigma2])``; need alpha > 1 and > 2."""
@@ -608,10 +799,17 @@ class NormalInverseGamma:
         """Log density of the prior at ``(mu, sigma2)``."""
         self._check_resolved()
         a, b, k, m = self.alpha, self.beta, self.kappa, self.mu
-        sigma2 = np.asarray(sigma2, float)
-        log_ig = a * np.log(b) - special.gammaln(a) - (a + 1.0) * np.log(sigma2) - b / sigma2
-        log_n = -0.5 * np.log(2 * np.pi * sigma2 / k) - k * (np.asarray(mu) - m) ** 2 / (2 * sigma2)
-        return log_ig + log_n
+        mu = _numbers(mu, "mu", "mu=0.0")
+        sigma2 = _numbers(sigma2, "sigma2", "sigma2=1.0")
+        if np.isnan(mu).any() or np.isnan(sigma2).any():
+            raise InputError("logpdf needs numbers for mu and sigma2; got NaN.")
+        inside = sigma2 > 0  # outside the support (sigma2 <= 0): density 0
+        s2 = np.where(inside, sigma2, 1.0)
+        with np.errstate(over="ignore"):
+            z2 = k * ((mu - m) / np.sqrt(s2)) ** 2  # scaled first: -inf only beyond floats
+            log_ig = a * np.log(b) - special.gammaln(a) - (a + 1.0) * np.log(s2) - b / s2
+            log_n = -0.5 * np.log(2 * np.pi * s2 / k) - z2 / 2
+        return np.where(inside, log_ig + log_n, -np.inf)
 
     def sample(self, rng: np.random.Generator, size: int | None = None):
         """Draw ``(mu, sigma2)`` pairs."""
@@ -619,6 +817,7 @@ class NormalInverseGamma:
         shape = np.broadcast(self.mu, self.alpha, self.beta, self.kappa).shape
         if size is not None:
             shape = (size, *shape)
+        rng = _rng(rng)
         sigma2 = self.beta / rng.gamma(np.broadcast_to(self.alpha, shape))
         mu = rng.normal(np.broadcast_to(self.mu, shape), np.sqrt(sigma2 / self.kappa))
         return mu, sigma2
@@ -646,6 +845,11 @@ class NormalInverseGamma:
         entry at fault. An entry is named by its position when they are not given.
         """
         check_estimate(estimate)
+        if isinstance(ddof, bool) or ddof not in (0, 1):
+            raise InputError(
+                f"ddof must be 0 (1/N, maximum likelihood) or 1 (1/(N-1), unbiased); got "
+                f"ddof={ddof!r}."
+            )
         n, mean, ss = (np.asarray(v, dtype=float) for v in (n, mean, ss))
 
         def where(bad) -> str:

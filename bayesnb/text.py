@@ -28,6 +28,7 @@ import argparse
 import copy
 import functools
 import json
+import re
 import sys
 import warnings
 from collections.abc import Iterable
@@ -43,7 +44,7 @@ from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikel
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.families._kernels import _finite_nonnegative
 from bayesnb.model import _read_fitted, log_normalize, register_loader
-from bayesnb.naive_bayes import NaiveBayesFit
+from bayesnb.naive_bayes import NaiveBayesFit, check_sample_weight
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, check_estimate
 
 __all__ = [
@@ -94,6 +95,29 @@ def _check_count(value, name: str, minimum: int) -> int:
     if value < minimum:
         raise InputError(f"{name} must be an integer >= {minimum}; got {value!r}.")
     return int(value)
+
+
+def _check_pattern(pattern) -> str:
+    """``pattern`` checked as a token regular expression: a str that compiles, with at
+    most one capturing group (the token, when there is one)."""
+    if not isinstance(pattern, str):
+        raise InputTypeError(
+            f"token_pattern must be a regular expression (str); got "
+            f"{type(pattern).__name__} {pattern!r}."
+        )
+    try:
+        groups = re.compile(pattern).groups
+    except re.error as err:
+        raise InputError(
+            f"token_pattern={pattern!r} is not a valid regular expression ({err}). Give a "
+            "pattern such as r'(?u)\\b\\w+\\b'."
+        ) from None
+    if groups > 1:
+        raise InputError(
+            f"token_pattern={pattern!r} has {groups} capturing groups; a token pattern may "
+            "have at most one (the token). Make the others non-capturing, (?:...)."
+        )
+    return pattern
 
 
 class Vocabulary:
@@ -147,10 +171,14 @@ class Vocabulary:
         min_count: int = 1,
         token_pattern: str = TOKEN_PATTERN,
     ):
+        if not isinstance(lowercase, bool | np.bool_):
+            raise InputTypeError(
+                f"lowercase must be True or False; got {type(lowercase).__name__} {lowercase!r}."
+            )
         self.lowercase = bool(lowercase)
         self.drop_most_frequent = _check_count(drop_most_frequent, "drop_most_frequent", 0)
         self.min_count = _check_count(min_count, "min_count", 1)
-        self.token_pattern = token_pattern
+        self.token_pattern = _check_pattern(token_pattern)
         self._vectorizer: CountVectorizer | None = None
         self._word_list: list | None = None
         self._words: np.ndarray | None = None
@@ -302,8 +330,7 @@ def _check_y(y, n: int) -> None:
         )
     if len(y) != n:
         raise InputError(
-            f"y has {len(y)} entries for {n} rows (messages); give one class label per "
-            "message."
+            f"y has {len(y)} entries for {n} rows (messages); give one class label per message."
         )
 
 
@@ -449,12 +476,25 @@ class TextNaiveBayes:
                 f"words must give one name per column of X ({X.shape[1]}); got "
                 f"{np.shape(words)} entries."
             )
+        if len(set(names)) != len(names):
+            seen: set = set()
+            twice = sorted({w for w in names if w in seen or seen.add(w)})
+            raise InputError(
+                f"words must name every column of X once; {twice[:5]!r} name several "
+                "columns. Merge those columns (add their counts), or give distinct names."
+            )
         return self._fit(X, y, None, names, estimate, class_estimate, sample_weight)
 
     def _fit(self, X, y, vocab, names, estimate, class_estimate, sample_weight) -> TextFit:
         check_estimate(estimate)
         check_estimate(class_estimate, "class_estimate")
+        if not (X.shape[0] and X.shape[1]):
+            raise InputError(
+                f"X has shape {X.shape}: a text classifier needs at least one message (row) "
+                "and one word (column)."
+            )
         _check_y(y, X.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         codes, labels = encode_labels(y, X.shape[0])
         resp = class_labels(codes, len(labels), sample_weight)
         family = Multinomial
@@ -603,6 +643,7 @@ class TextFit:
             Columns ``label, rank, word, log_ratio, p_word, p_rest, count``.
         """
         n = _check_count(n, "n", 1)
+        self._two_classes("informative_words")
         logw = self._presence_weights()  # (K, V)
         prior = np.exp(self.model.class_log_prob)
         counts = self.model.stats[0]["counts"]
@@ -666,8 +707,11 @@ class TextFit:
         {1-\\theta_{bk}}` on top of the all-absent baseline
         :math:`\\sum_k \\log\\frac{1-\\theta_{ak}}{1-\\theta_{bk}}`.
         """
+        self._two_classes("explain")
         if isinstance(text, str):
             docs = [text]
+        elif isinstance(text, np.ndarray) and text.ndim == 1 and text.dtype.kind in "biuf":
+            docs = text[None, :]  # one message's counts
         elif sparse.issparse(text) or isinstance(text, np.ndarray):
             docs = text
         else:
@@ -779,6 +823,13 @@ class TextFit:
         ds.attrs["bayesnb_config"] = json.dumps(config)
         ds.to_netcdf(path, engine="scipy")
 
+    def _two_classes(self, method: str) -> None:
+        if len(self.labels) < 2:
+            raise InputError(
+                f"{method} compares a class with the others, but the fit has one class only "
+                f"({self.labels!r}). Fit on messages of at least two classes."
+            )
+
     def _class_index(self, value, name: str) -> int:
         if value not in self.labels:
             raise InputError(
@@ -824,8 +875,7 @@ def _read_text_fit(ds: xr.Dataset, config: dict) -> TextFit:
         counts = np.asarray(ds[_WORD_COUNTS].values, dtype=float)
     except (KeyError, TypeError, AttributeError, InputError) as err:
         raise ModelFileError(
-            f"the file's vocabulary is damaged ({type(err).__name__}: {err}). Save the fit "
-            "again."
+            f"the file's vocabulary is damaged ({type(err).__name__}: {err}). Save the fit again."
         ) from err
     if counts.shape != (len(words),):
         raise ModelFileError(

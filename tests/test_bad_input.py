@@ -126,6 +126,22 @@ def test_gaussian_prior_that_is_not_an_nig_names_it(prior):
         bnb.Gaussian(prior)
 
 
+def test_gaussian_variance_below_the_smallest_float_names_the_column():
+    X = np.r_[5e-324 * np.arange(1, 11), 5e-324 * np.arange(20, 30)][:, None]
+    with pytest.raises(bnb.InputError, match=r"column 'x0'.*smallest normal float.*Rescale"):
+        bnb.NaiveBayes(bnb.Gaussian()).fit(X, [0] * 10 + [1] * 10, estimate="map")
+
+
+def test_nig_prior_of_ragged_values_names_the_parameter():
+    with pytest.raises(bnb.InputTypeError, match="NormalInverseGamma mu"):
+        bnb.NormalInverseGamma(mu=[[0.0], [0.0, 1.0]])
+
+
+def test_nig_parameters_that_do_not_broadcast_name_them():
+    with pytest.raises(bnb.InputError, match=r"mu \(2,\), kappa \(3,\)"):
+        bnb.NormalInverseGamma(mu=[0.0, 1.0], kappa=[1.0, 2.0, 3.0])
+
+
 # (end of the Gaussian section)
 #
 #
@@ -621,6 +637,44 @@ def test_text_command_line_bad_option(argv, message, capsys):
     assert captured.out == ""
     assert "Traceback" not in captured.err
     assert re.search(message, captured.err), captured.err
+
+
+@pytest.mark.parametrize(
+    "options, error, match",
+    [
+        ({"lowercase": "no"}, errors.InputTypeError, "lowercase"),
+        ({"token_pattern": 5}, errors.InputTypeError, "token_pattern"),
+        ({"token_pattern": "("}, errors.InputError, "token_pattern='\\('"),
+        ({"token_pattern": "(a)(b)"}, errors.InputError, "token_pattern=.*2 capturing groups"),
+    ],
+)
+def test_text_vocabulary_bad_lowercase_and_token_pattern(options, error, match):
+    with pytest.raises(error, match=match):
+        bnb.text.Vocabulary(**options)
+
+
+@pytest.mark.parametrize("shape", [(6, 0), (0, 3)])
+def test_text_fit_matrix_without_rows_or_columns_names_x(shape):
+    with pytest.raises(errors.InputError, match=r"X has shape"):
+        bnb.text.TextNaiveBayes().fit_matrix(np.zeros(shape), ["a", "b"] * (shape[0] // 2))
+
+
+def test_text_fit_matrix_duplicate_words_are_named():
+    with pytest.raises(errors.InputError, match=r"words .*\['a'\]"):
+        bnb.text.TextNaiveBayes().fit_matrix(np.ones((2, 2)), ["x", "y"], words=["a", "a"])
+
+
+def test_text_sample_weight_negative_names_the_row():
+    with pytest.raises(errors.InputError, match=r"sample_weight must be >= 0; got -1.0 at row 0"):
+        bnb.text.TextNaiveBayes().fit(["a b", "c d"], ["x", "y"], sample_weight=[-1.0, 1.0])
+
+
+@pytest.mark.parametrize("method", ["explain", "informative_words"])
+def test_text_one_class_fit_cannot_compare_classes(method):
+    fit = bnb.text.TextNaiveBayes().fit(["win cash", "see you"], ["x", "x"])
+    args = ("win",) if method == "explain" else ()
+    with pytest.raises(errors.InputError, match=f"{method} .*one class only"):
+        getattr(fit, method)(*args)
 
 
 # (end of the text section)

@@ -348,3 +348,50 @@ def test_gaussian_mixture_aic_bic_count_two_parameters_per_column_and_component(
         ]
     )
     assert loglik == pytest.approx(np.log(dens.sum(axis=0)).sum(), rel=1e-10)
+
+
+# -- a spread below the smallest normal float is an error, not a silent wrong fit -------------
+
+
+@pytest.mark.parametrize("estimate", ["ml", "map", "mean", "predictive"])
+def test_values_whose_variance_underflows_are_refused_not_fitted_as_constant(estimate):
+    r = np.random.default_rng(0)
+    X = np.r_[1e-300 * (1 + r.normal(size=10)), 2e-300 * (1 + r.normal(size=10))][:, None]
+    y = [0] * 10 + [1] * 10
+    # the variances (~1e-600) are not floats: before, "ml" called the class constant and
+    # "map" fitted unit variances that predicted 0.5 / 0.5 everywhere
+    with pytest.raises(bnb.InputError, match="smallest normal float"):
+        bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate=estimate)
+    scaled = bnb.NaiveBayes(bnb.Gaussian()).fit(X * 1e300, y, estimate=estimate)
+    means = [np.mean(X[:10] * 1e300), np.mean(X[10:] * 1e300)]  # the rescaled data fits
+    np.testing.assert_allclose(scaled.params.X_mu.values, means, rtol=1e-12)
+
+
+def test_clustering_values_whose_variance_underflows_is_refused():
+    X = 1e-300 * np.random.default_rng(1).normal(size=(50, 1))
+    with pytest.raises(bnb.InputError, match="smallest normal float"):
+        bnb.NaiveBayes(bnb.Gaussian()).cluster(X, 2, random_state=0)
+
+
+def test_a_constant_class_of_tiny_values_is_still_constant():
+    X = np.r_[np.full(4, 3e-320), np.arange(4.0)][:, None]
+    fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, [0] * 4 + [1] * 4, estimate="map")
+    assert fit.params.X_mu.sel(label=0).item() == 3e-320
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e9, -3e14])
+def test_soft_statistics_by_column_are_exact_over_several_blocks_in_any_order(offset):
+    r = np.random.default_rng(21)
+    n, K = 9000, 3  # more rows than one block of the compiled loop
+    x = offset + 1e-2 * r.normal(size=n) + np.repeat([0.0, 5.0, -2.0], n // 3)
+    R = r.dirichlet(np.ones(K), size=n)
+    R[::5, 1] = 0.0  # rows outside a component
+    got = bound_gaussian(1).count(x[:, None], R)
+    perm = r.permutation(n)
+    again = bound_gaussian(1).count(x[perm][:, None], R[perm])
+    for k in range(K):
+        m, mean, ss = exact_moments(x, R[:, k])
+        assert got["n"][k, 0] == pytest.approx(m, rel=1e-13)
+        assert got["mean"][k, 0] == pytest.approx(mean, rel=1e-15, abs=1e-14)  # spread 5
+        assert got["ss"][k, 0] == pytest.approx(ss, rel=1e-12)
+        assert again["ss"][k, 0] == pytest.approx(ss, rel=1e-12)

@@ -304,3 +304,136 @@ def test_nig_point_estimate_names_class_and_column():
     # alpha_n = 0.5 + 3/2 = 2 elsewhere: E[sigma2] = beta_n / (alpha_n - 1), beta_n = 1 + 1/2
     est = prior.point_estimate(n[:1], np.zeros((1, 2)), np.ones((1, 2)), "mean")
     np.testing.assert_allclose(est[1], 1.5 / 1.0, rtol=1e-15)
+
+
+# -- the priors' own API against scipy and closed forms ----------------------------------------
+
+
+def test_dirichlet_logpdf_is_minus_inf_outside_the_simplex():
+    from scipy import stats
+
+    d = bnb.Dirichlet([2.0, 3.0, 5.0])
+    assert d.logpdf([0.2, 0.3, 0.5]) == pytest.approx(
+        stats.dirichlet([2, 3, 5]).logpdf([0.2, 0.3, 0.5])
+    )
+    assert d.logpdf([0.5, 0.5, 0.5]) == -np.inf  # sums to 1.5: density 0, not a number
+    assert d.logpdf([-0.1, 0.6, 0.5]) == -np.inf
+    assert bnb.Beta(2.0, 5.0).beta_logpdf(1.5) == -np.inf
+    assert bnb.Beta(2.0, 5.0).beta_logpdf(0.3) == pytest.approx(stats.beta(2, 5).logpdf(0.3))
+
+
+def test_dirichlet_mode_of_a_flat_prior_is_an_error_not_nan():
+    with pytest.raises(bnb.InputError, match="not unique"):
+        bnb.Beta(1.0, 1.0).beta_mode()
+
+
+def test_beta_posterior_is_a_beta():
+    post = bnb.Beta(2.0, 5.0).posterior([1, 3])  # 1 false, 3 trues
+    assert isinstance(post, bnb.Beta)
+    assert (float(post.a), float(post.b)) == (5.0, 6.0)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: bnb.Dirichlet([2.0, 3.0]).posterior([-1.0, 2.0]),
+        lambda: bnb.Dirichlet([2.0, 3.0]).posterior([np.nan, 2.0]),
+        lambda: bnb.Dirichlet([2.0, 3.0]).posterior([1.0, 2.0, 3.0]),
+        lambda: bnb.Beta(2.0, 3.0).update(-3, 1),
+        lambda: bnb.Beta([1.0, 2.0], [3.0, 4.0, 5.0]),
+        lambda: bnb.Dirichlet([]),
+        lambda: bnb.Dirichlet([2.0, 3.0]).logpdf([0.5, 0.25, 0.25]),
+    ],
+)
+def test_bad_prior_arguments_raise_the_package_error(call):
+    with pytest.raises(bnb.InputError):
+        call()
+
+
+def test_ragged_or_textual_parameters_are_type_errors():
+    for call in (
+        lambda: bnb.Dirichlet([[1.0], [1.0, 2.0]]),
+        lambda: bnb.NormalInverseGamma(mu=[[0.0], [0.0, 1.0]]),
+        lambda: bnb.laplace("1"),
+        lambda: bnb.m_estimate("1", 0.5),
+    ):
+        with pytest.raises(bnb.InputTypeError):
+            call()
+
+
+def test_priors_sample_from_an_integer_seed():
+    a = bnb.Dirichlet([2.0, 3.0]).sample(7, 3)
+    b = bnb.Dirichlet([2.0, 3.0]).sample(np.random.default_rng(7), 3)
+    np.testing.assert_array_equal(a, b)
+    _, s2 = bnb.NormalInverseGamma(mu=1.0, kappa=2.0, alpha=3.0, beta=4.0).sample(0, 20000)
+    assert np.mean(s2) == pytest.approx(4.0 / 2.0, rel=3e-2)  # E[sigma2] = beta/(alpha-1)
+
+
+def test_priors_compare_by_value():
+    assert bnb.Dirichlet([1.0, 2.0]) == bnb.Dirichlet([1.0, 2.0])
+    assert bnb.Dirichlet([1.0, 2.0]) != bnb.Dirichlet([1.0, 3.0])
+    a = bnb.NormalInverseGamma(mu=np.zeros(2), beta=1.0)
+    assert a == bnb.NormalInverseGamma(mu=np.zeros(2), beta=1.0)
+    assert hash(a) == hash(bnb.NormalInverseGamma(mu=np.zeros(2), beta=1.0))
+
+
+def test_nig_logpdf_against_scipy_and_outside_the_support():
+    from scipy import stats
+
+    nig = bnb.NormalInverseGamma(mu=1.0, kappa=2.0, alpha=3.0, beta=4.0)
+    want = stats.invgamma(3, scale=4).logpdf(1.3) + stats.norm(1, np.sqrt(1.3 / 2)).logpdf(0.5)
+    assert nig.logpdf(0.5, 1.3) == pytest.approx(want, rel=1e-12)
+    assert nig.logpdf(0.5, 0.0) == -np.inf
+    assert nig.logpdf(0.5, -1.0) == -np.inf
+
+
+def test_nig_log_marginal_likelihood_is_the_multivariate_t():
+    from scipy import stats
+
+    nig = bnb.NormalInverseGamma(mu=1.0, kappa=2.0, alpha=3.0, beta=4.0)
+    x = np.array([0.5, 1.7, 2.2])
+    shape = 4.0 / 3.0 * (np.eye(3) + np.ones((3, 3)) / 2.0)  # beta/alpha (I + 11'/kappa)
+    want = stats.multivariate_t(loc=np.ones(3), shape=shape, df=6).logpdf(x)
+    got = nig.log_marginal_likelihood(3, x.mean(), ((x - x.mean()) ** 2).sum())
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_nig_posterior_mean_is_exact_at_a_large_offset():
+    # mu_n = mu0 + n (xbar - mu0) / kappa_n: rounded once, not after adding 1e13-sized terms
+    post = bnb.NormalInverseGamma(mu=1e13, kappa=1.0, beta=1.0).posterior(300, 1e13 + 0.375, 1.0)
+    assert post.mu == 1e13 + 0.375 * 300 / 301
+
+
+def test_nig_posterior_refuses_impossible_statistics():
+    nig = bnb.NormalInverseGamma(mu=0.0, beta=1.0)
+    with pytest.raises(bnb.InputError, match="n >= 0"):
+        nig.posterior(-1, 0.0, 0.0)
+    with pytest.raises(bnb.InputError, match="ss >= 0"):
+        nig.posterior(2, 0.0, -1.0)
+    with pytest.raises(bnb.InputError, match="broadcast"):
+        bnb.NormalInverseGamma(mu=np.zeros(2), kappa=np.ones(3), beta=1.0)
+
+
+def test_nig_posterior_from_data_leaves_missing_values_out():
+    nig = bnb.NormalInverseGamma(mu=1.0, kappa=2.0, alpha=3.0, beta=4.0)
+    with_nan = nig.posterior_from_data([1.0, np.nan, 2.0, 4.0])
+    # kappa_n = 5, mu_n = (2 + 7) / 5, alpha_n = 4.5, beta_n = 4 + (14/3)/2 + 2*3*(4/3)^2/10
+    assert float(with_nan.kappa) == 5.0
+    assert float(with_nan.mu) == pytest.approx(9 / 5)
+    assert float(with_nan.beta) == pytest.approx(4 + 7 / 3 + 6 * (4 / 3) ** 2 / 10)
+    assert nig.posterior_from_data([]) == nig
+
+
+def test_nig_mode_has_the_shape_of_all_parameters():
+    nig = bnb.NormalInverseGamma(mu=np.zeros((2, 3)), beta=np.ones(3), alpha=2.0)
+    mu, var = nig.mode()
+    assert mu.shape == var.shape == (2, 3)
+    np.testing.assert_allclose(var, 1.0 / 3.5)
+
+
+def test_em_map_with_an_offset_of_1e13_is_monotone():
+    r = np.random.default_rng(0)
+    X = 1e13 + np.r_[r.normal(size=300), 5 + r.normal(size=300)][:, None]
+    mix = bnb.NaiveBayes(bnb.Gaussian()).cluster(X, 2, random_state=0, estimate="map")
+    assert np.all(np.diff(mix.history) >= -1e-9 * np.abs(mix.history[:-1]))  # no error above
+    np.testing.assert_allclose(np.sort(mix.params.X_mu.values.ravel()) - 1e13, [0, 5], atol=0.2)

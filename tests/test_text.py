@@ -735,3 +735,14 @@ def test_command_line_bad_option_is_a_usage_error():
     assert out.returncode == 2 and out.stdout == ""
     assert "argument --test-size: must be a number in (0, 1)" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_explain_takes_a_one_dimensional_count_row():
+    X = np.array([[2.0, 0.0, 1.0], [0.0, 3.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 2.0]])
+    fit = TextNaiveBayes().fit_matrix(X, ["a", "b", "a", "b"], words=["u", "v", "w"])
+    one_d = fit.explain(X[0])
+    two_d = fit.explain(X[:1])
+    pd.testing.assert_frame_equal(one_d, two_d)
+    # the contributions sum to the log-odds, a number of the joint log-likelihoods
+    jll = fit.joint_log_likelihood(X[:1])[0]
+    assert one_d["contribution"].sum() == pytest.approx(jll[0] - jll[1], rel=1e-12)

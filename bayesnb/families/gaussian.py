@@ -88,6 +88,7 @@ class Gaussian(Family):
             w = np.ones(len(x)) if sample_weight is None else np.asarray(sample_weight, float)
             stats = bound.count(x, w[:, None])
             bound._check_observed(stats["n"])
+            bound._check_spread(x, stats, lambda k: w > 0)
             bound.prior = bound.prior.resolve(*_pooled_moments(stats))
         return bound
 
@@ -121,6 +122,26 @@ class Gaussian(Family):
                 "for a missing value, or remove the row."
             )
 
+    def _check_spread(self, x: np.ndarray, stats: dict, rows) -> None:
+        """Raise an InputError naming the class and column where the values differ but
+        their variance is below the smallest normal float (about 2.2e-308): it then
+        underflows to 0 or loses its digits, and every estimate would be wrong.
+        ``rows(k)`` is the mask of the rows of class ``k``."""
+        n, ss = stats["n"], stats["ss"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tiny = (n > 0) & (ss < n * np.finfo(float).tiny)
+        for k, j in np.argwhere(tiny):
+            values = x[rows(k), j]
+            values = values[~np.isnan(values)]
+            if values.size and values.max() != values.min():
+                raise InputError(
+                    f"{self._what()} has values in column {self.columns[j]!r} (class #{k}) "
+                    f"that differ, from {values.min():.3g} to {values.max():.3g}, but whose "
+                    "variance is below the smallest normal float (about 2.2e-308), so it "
+                    "cannot be computed. Rescale the column (e.g. multiply it by a power "
+                    "of ten) before fitting."
+                )
+
     def encode(self, data):
         """The values as a float matrix, unchecked: a missing value (NaN) is left out
         where the values are read (``count``, ``log_likelihood``), and an infinite
@@ -139,6 +160,13 @@ class Gaussian(Family):
         stats = _moments(x, args, n_comp, masked=False)
         if not (np.isfinite(stats["mean"]).all() and np.isfinite(stats["ss"]).all()):
             stats = _moments(x, args, n_comp, masked=True)  # a value missing: again
+        if isinstance(resp, Labels):
+            codes, weights = resp.codes, resp.weights
+
+            def rows(k):
+                return (codes == k) if weights is None else (codes == k) & (weights > 0)
+
+            self._check_spread(x, stats, rows)
         bad = ~(np.isfinite(stats["mean"]) & np.isfinite(stats["ss"]))
         if bad.any():
             self._check_finite(x)  # an infinite value; else sums beyond the largest float
