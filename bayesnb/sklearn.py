@@ -246,7 +246,8 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         features = getattr(self, "features", None)  # the subclasses have no `features`
         kind = features.kind if isinstance(features, Family) else None
         tags.input_tags.allow_nan = kind != "multinomial"
-        tags.input_tags.sparse = kind in ("bernoulli", "multinomial")
+        inferred = hasattr(self, "features") and features is None  # sparse: Bernoulli or counts
+        tags.input_tags.sparse = inferred or kind in ("bernoulli", "multinomial")
         tags.input_tags.positive_only = kind == "multinomial"
         return tags
 

@@ -39,12 +39,12 @@ import xarray as xr
 from scipy import sparse, special
 from sklearn.feature_extraction.text import CountVectorizer
 
-from bayesnb._data import class_labels, encode_labels
+from bayesnb._data import check_sample_weight, class_labels, encode_labels
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.families._kernels import _finite_nonnegative
 from bayesnb.model import _read_fitted, log_normalize, register_loader
-from bayesnb.naive_bayes import NaiveBayesFit, check_sample_weight
+from bayesnb.naive_bayes import NaiveBayesFit
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, check_estimate
 
 __all__ = [
