@@ -6,7 +6,6 @@ likelihood, MAP or the full posterior predictive.
 """
 
 from bayesnb import datasets, errors
-from bayesnb import text as text  # registers TextFit, so that ``load`` reads a saved one
 from bayesnb.errors import (
     BayesNBError,
     InputError,
@@ -16,7 +15,7 @@ from bayesnb.errors import (
 )
 from bayesnb.families import Bernoulli, Binned, Categorical, Gaussian, Multinomial
 from bayesnb.mixture import MixtureFit, MonotonicityError, fit_mixture
-from bayesnb.model import load
+from bayesnb.model import load, register_loader
 from bayesnb.model_choice import compare_components
 from bayesnb.naive_bayes import NaiveBayes, NaiveBayesFit, count_parameters
 from bayesnb.priors import (
@@ -27,6 +26,19 @@ from bayesnb.priors import (
     laplace,
     m_estimate,
 )
+
+# ``bayesnb.text`` is imported on first use (``bnb.text`` or loading a saved TextFit),
+# so that ``python -m bayesnb.text`` runs a module not imported before.
+register_loader("TextFit", "bayesnb.text")
+
+
+def __getattr__(name):
+    if name == "text":
+        import importlib
+
+        return importlib.import_module("bayesnb.text")
+    raise AttributeError(f"module 'bayesnb' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

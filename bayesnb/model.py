@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import importlib
 import json
 import math
 import os
@@ -534,7 +535,12 @@ def register_loader(kind: str, reader) -> None:
     and its decoded ``bayesnb_config`` and returns the object. A reader raises
     :class:`bayesnb.errors.ModelFileError` (or any ``ValueError``, ``TypeError`` or
     ``KeyError``, which ``load`` reports as one) when the file is inconsistent.
+    ``reader`` may also be the name of the module that defines the kind: ``load``
+    imports it when it first meets such a file, and the module registers its reader
+    then (so the module need not be imported before it is used).
     """
+    if isinstance(reader, str) and callable(_LOADERS.get(kind)):
+        return  # the module is imported already: keep its reader
     _LOADERS[kind] = reader
 
 
@@ -582,7 +588,9 @@ def load(path):
             f"{type(config).__name__}. The file is damaged; save the model again."
         )
     kind = config.get("model")
-    if not isinstance(kind, str) or kind not in _LOADERS:
+    if isinstance(kind, str) and isinstance(_LOADERS.get(kind), str):
+        importlib.import_module(_LOADERS[kind])  # its module registers the reader
+    if not isinstance(kind, str) or not callable(_LOADERS.get(kind)):
         known = sorted(_LOADERS)
         raise ModelFileError(
             f"load: {name!r} holds a model of kind {kind!r}, which is not one bayesnb knows "

@@ -746,3 +746,19 @@ def test_explain_takes_a_one_dimensional_count_row():
     # the contributions sum to the log-odds, a number of the joint log-likelihoods
     jll = fit.joint_log_likelihood(X[:1])[0]
     assert one_d["contribution"].sum() == pytest.approx(jll[0] - jll[1], rel=1e-12)
+
+
+def test_the_command_line_module_is_not_imported_before_it_runs():
+    # `import bayesnb` does not import bayesnb.text, so runpy does not warn that the
+    # module it runs as __main__ was imported already (an error under -W error).
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-W", "error", "-m", "bayesnb.text", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "usage: python -m bayesnb.text" in out.stdout
