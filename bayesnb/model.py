@@ -487,23 +487,28 @@ class FittedModel:
         ``pandas.Timestamp``, ``numpy.datetime64`` and their durations); each comes
         back as the type it was.
         """
-        name = _file_name(path, "save")
-        if os.path.isdir(name):
-            raise InputError(
-                f"save: path {name!r} is a directory; give a file name, e.g. "
-                f"{os.path.join(name, 'model.nc')!r}."
-            )
-        folder = os.path.dirname(os.path.abspath(name))
-        if not os.path.isdir(folder):
-            raise InputError(
-                f"save: the folder {folder!r} of path {name!r} does not exist. Create it "
-                "first (os.makedirs), or save elsewhere."
-            )
-        dataset = self._to_dataset()
-        try:
-            dataset.to_netcdf(name, engine="scipy")
-        except OSError as exc:
-            raise InputError(f"save: cannot write path {name!r} ({exc.strerror or exc}).") from exc
+        write_dataset(self._to_dataset(), path)
+
+
+def write_dataset(dataset: xr.Dataset, path) -> None:
+    """Write a saved model's ``dataset`` to ``path`` (netCDF-3), checking the path first:
+    a directory, a missing folder or an unwritable file is an error naming ``path``."""
+    name = _file_name(path, "save")
+    if os.path.isdir(name):
+        raise InputError(
+            f"save: path {name!r} is a directory; give a file name, e.g. "
+            f"{os.path.join(name, 'model.nc')!r}."
+        )
+    folder = os.path.dirname(os.path.abspath(name))
+    if not os.path.isdir(folder):
+        raise InputError(
+            f"save: the folder {folder!r} of path {name!r} does not exist. Create it "
+            "first (os.makedirs), or save elsewhere."
+        )
+    try:
+        dataset.to_netcdf(name, engine="scipy")
+    except OSError as exc:
+        raise InputError(f"save: cannot write path {name!r} ({exc.strerror or exc}).") from exc
 
 
 def _file_name(path, verb: str) -> str:

@@ -43,7 +43,7 @@ from bayesnb._data import check_sample_weight, class_labels, encode_labels
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.families._kernels import _finite_nonnegative
-from bayesnb.model import _read_fitted, log_normalize, register_loader
+from bayesnb.model import _read_fitted, log_normalize, register_loader, write_dataset
 from bayesnb.naive_bayes import NaiveBayesFit
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, check_estimate
 
@@ -821,7 +821,7 @@ class TextFit:
             }
             ds[_WORD_COUNTS] = ((_WORD_COUNTS,), np.asarray(vocab.word_counts, dtype=float))
         ds.attrs["bayesnb_config"] = json.dumps(config)
-        ds.to_netcdf(path, engine="scipy")
+        write_dataset(ds, path)
 
     def _two_classes(self, method: str) -> None:
         if len(self.labels) < 2:

@@ -8,6 +8,7 @@ parameter. The sections follow the parts of the package that raise.
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -140,6 +141,15 @@ def test_nig_prior_of_ragged_values_names_the_parameter():
 def test_nig_parameters_that_do_not_broadcast_name_them():
     with pytest.raises(bnb.InputError, match=r"mu \(2,\), kappa \(3,\)"):
         bnb.NormalInverseGamma(mu=[0.0, 1.0], kappa=[1.0, 2.0, 3.0])
+
+
+def test_complex_values_in_a_gaussian_column_are_a_type_error_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning before the error
+        with pytest.raises(errors.InputTypeError, match=r"Gaussian feature 'z'.*column 'z'"):
+            bnb.NaiveBayes({"z": bnb.Gaussian()}).fit(
+                pd.DataFrame({"z": np.array([1 + 1j, 2 + 0j], dtype=object)}), [0, 1]
+            )
 
 
 # (end of the Gaussian section)
@@ -675,6 +685,16 @@ def test_text_one_class_fit_cannot_compare_classes(method):
     args = ("win",) if method == "explain" else ()
     with pytest.raises(errors.InputError, match=f"{method} .*one class only"):
         getattr(fit, method)(*args)
+
+
+def test_text_save_to_a_directory_names_the_path(tmp_path):
+    from bayesnb.text import TextNaiveBayes
+
+    fit = TextNaiveBayes().fit(["win cash", "see you"], ["spam", "ham"])
+    with pytest.raises(errors.InputError, match=r"save: path .* is a directory"):
+        fit.save(tmp_path)
+    with pytest.raises(errors.InputError, match=r"save: the folder .* does not exist"):
+        fit.save(tmp_path / "missing" / "fit.nc")
 
 
 # (end of the text section)

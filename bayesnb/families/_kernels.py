@@ -387,8 +387,8 @@ def _not_numeric(arr: np.ndarray, what: str, names, dtypes=None) -> None:
             if not isinstance(value, str | bytes) and pd.isna(value):
                 continue
             try:
-                if isinstance(value, str | bytes):
-                    raise ValueError
+                if isinstance(value, str | bytes | complex | np.complexfloating):
+                    raise ValueError  # complex: float() would drop the imaginary part
                 float(value)
             except (TypeError, ValueError):
                 value = value.item() if isinstance(value, np.generic) else value
