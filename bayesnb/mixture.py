@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 from scipy import sparse
-from sklearn.exceptions import ConvergenceWarning
 
 from bayesnb import cluster_reports, model_choice
 from bayesnb._data import Table, check_sample_weight
@@ -46,7 +45,6 @@ from bayesnb.priors import Dirichlet, ZeroProbabilityWarning
 from bayesnb.sufficient import merge_stats
 
 __all__ = [
-    "ConvergenceWarning",
     "MixtureFit",
     "MonotonicityError",
     "fit_mixture",
@@ -69,6 +67,16 @@ class MonotonicityError(RuntimeError):
     maximize what the objective measures: a bug, or an estimator that is not a
     maximizer.
     """
+
+
+def __getattr__(name):
+    """``ConvergenceWarning`` is scikit-learn's, imported on first use so that
+    ``import bayesnb`` does not import scikit-learn."""
+    if name == "ConvergenceWarning":
+        from sklearn.exceptions import ConvergenceWarning
+
+        return ConvergenceWarning
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ----------------------------------------------------------------------------------------
@@ -1041,6 +1049,8 @@ def fit_mixture(
         fit.restarts = fits
         fit.best_restart = best
     stalled = [i for i, f in enumerate(fits) if not f.converged and not f.saddle]
+    if stalled or fits[best].saddle:
+        from sklearn.exceptions import ConvergenceWarning  # imported when it is needed
     if stalled:
         which = "" if fits[best].converged or fits[best].saddle else ", the best one included"
         warnings.warn(

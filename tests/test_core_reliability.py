@@ -441,3 +441,22 @@ def test_a_model_with_an_empty_column_name_loads_again(tmp_path):
     back = bnb.load(tmp_path / "model.nc")
     np.testing.assert_allclose(back.params[""].values, [[0.75, 0.25], [0.25, 0.75]], rtol=1e-12)
     assert np.array_equal(back.predict_proba(X), fit.predict_proba(X))
+
+
+def test_a_bare_import_does_not_import_the_heavy_optional_libraries():
+    # scikit-learn (the wrappers, the text vectorizer, EM's ConvergenceWarning), PyMC,
+    # ArviZ and numba are imported where a feature needs them.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, bayesnb; "
+        "print(sorted(m for m in ('sklearn', 'pymc', 'arviz', 'numba') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    from sklearn.exceptions import ConvergenceWarning
+
+    import bayesnb.mixture
+
+    assert bayesnb.mixture.ConvergenceWarning is ConvergenceWarning
