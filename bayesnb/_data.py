@@ -161,8 +161,28 @@ def _columns_of(data, index: list[int]):
 
 
 def split_target(X, y, target):
-    """Return ``(X, y, target_name)`` from either ``y`` or a ``target`` column of X
-    (checked by :func:`bayesnb.naive_bayes.check_target`)."""
+    """Return ``(X, y, target_name)`` from exactly one of ``y`` and a ``target`` column
+    of X (an :class:`InputError` otherwise)."""
+    if target is not None and y is not None:
+        raise InputError(
+            f"fit got both y and target={target!r}; give the labels once: y=labels, or "
+            "target='column' naming a column of X."
+        )
+    if target is None and y is None:
+        raise InputError(
+            "fit needs the class of every row: pass y= or target= (y=labels, or "
+            "target='column' naming a column of X); got neither."
+        )
+    if target is not None and not isinstance(X, pd.DataFrame):
+        raise InputTypeError(
+            f"target={target!r} names a column, so X must be a DataFrame; got "
+            f"{type(X).__name__}. Pass the labels as y= instead."
+        )
+    if target is not None and target not in X.columns:
+        raise InputError(
+            f"target={target!r} is not a column of X; X has {list(X.columns)[:20]!r}. Name "
+            "the column that holds the labels, or pass them as y."
+        )
     if target is not None:
         return X.drop(columns=[target]), X[target], str(target)
     name = y.name if isinstance(y, pd.Series) and y.name is not None else "label"
@@ -280,6 +300,27 @@ def _infer_sparse(data) -> Family:
     return Bernoulli()
 
 
+def check_features(features):
+    """``features`` if it is a declaration: None, a family, or ``{name: family}``."""
+    if features is None or isinstance(features, Family):
+        return features
+    if not isinstance(features, dict):
+        raise InputTypeError(
+            "features must be a dict {name: family}, a single family for every column, or "
+            f"None to infer the families from dtypes; got {type(features).__name__} "
+            f"{features!r:.80}. E.g. features={{'age': bnb.Gaussian(), 'job': "
+            "bnb.Categorical()}."
+        )
+    for name, family in features.items():
+        if not isinstance(family, Family):
+            hint = "; call it: bnb.Categorical()" if isinstance(family, type) else ""
+            raise InputTypeError(
+                f"features[{name!r}] must be a family such as bnb.Categorical(); got "
+                f"{family!r} ({type(family).__name__}){hint}."
+            )
+    return features
+
+
 def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
     """Resolve the user's declaration into ``(name, family, columns)`` triples.
 
@@ -299,17 +340,9 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
         if features.multi_column and (not table.is_frame or features.kind == "multinomial"):
             return [(ARRAY_BLOCK, features, table.names)]
         return [(n, features, [n]) for n in table.names]
-    if not isinstance(features, dict):
-        raise InputTypeError(
-            "features must be a dict {name: family}, a single family for every column, or "
-            f"None to infer from dtypes; got {type(features).__name__}."
-        )
+    check_features(features)
     out, used, present = [], {}, set(table.names)
     for name, family in features.items():
-        if not isinstance(family, Family):
-            raise InputTypeError(
-                f"features[{name!r}] must be a family such as bnb.Categorical(); got {family!r}."
-            )
         columns = [str(c) for c in (family.columns or [name])]
         missing = [c for c in columns if c not in present]
         if missing:

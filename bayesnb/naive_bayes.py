@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
 from bayesnb._data import (
     Table,
+    check_features,
     class_labels,
     declare,
     encode_labels,
@@ -19,7 +19,7 @@ from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Family
 from bayesnb.families.base import count_blocks
 from bayesnb.model import FittedModel
-from bayesnb.priors import ESTIMATES, Dirichlet
+from bayesnb.priors import Dirichlet, check_estimate
 
 
 class NaiveBayes:
@@ -127,11 +127,10 @@ class NaiveBayes:
         -------
         NaiveBayesFit
         """
-        check_estimate_option(estimate, "estimate")
+        check_estimate(estimate)
         if class_estimate is not None:
-            check_estimate_option(class_estimate, "class_estimate")
+            check_estimate(class_estimate, "class_estimate")
         class_estimate = class_estimate or estimate
-        check_target(X, y, target)
         X, y, target_name = split_target(X, y, target)
         table = Table(X, feature_names=feature_names)
         table.check_not_empty()
@@ -256,59 +255,3 @@ def count_parameters(domain_sizes, n_labels: int | None = None) -> dict:
 
 
 # -- validation of the options (shared with bayesnb.sklearn) ----------------------------------
-
-
-def check_estimate_option(value, name: str = "estimate") -> str:
-    """``value`` if it names an estimator, else :class:`~bayesnb.errors.InputError`."""
-    if not isinstance(value, str) or value not in ESTIMATES:
-        raise InputError(
-            f"{name} must be one of {ESTIMATES}; got {value!r}. Use 'mean' (the default: "
-            "smoothed counts), 'ml' for raw frequencies, 'map' for the posterior mode, or "
-            "'predictive' for the full posterior predictive."
-        )
-    return value
-
-
-def check_features(features):
-    """``features`` if it is a declaration: None, a family, or ``{name: family}``."""
-    if features is None or isinstance(features, Family):
-        return features
-    if not isinstance(features, dict):
-        raise InputTypeError(
-            "features must be a dict {name: family}, a single family for every column, or "
-            f"None to infer the families from dtypes; got {type(features).__name__} "
-            f"{features!r:.80}. E.g. features={{'age': bnb.Gaussian(), 'job': "
-            "bnb.Categorical()}."
-        )
-    for name, family in features.items():
-        if not isinstance(family, Family):
-            hint = "; call it: bnb.Categorical()" if isinstance(family, type) else ""
-            raise InputTypeError(
-                f"features[{name!r}] must be a family such as bnb.Categorical(); got "
-                f"{family!r} ({type(family).__name__}){hint}."
-            )
-    return features
-
-
-def check_target(X, y, target) -> None:
-    """The labels come from exactly one of ``y`` and ``target`` (a column of ``X``)."""
-    if target is not None and y is not None:
-        raise InputError(
-            f"fit got both y and target={target!r}; give the labels once: y=labels, or "
-            "target='column' naming a column of X."
-        )
-    if target is None and y is None:
-        raise InputError(
-            "fit needs the class of every row: pass y= or target= (y=labels, or "
-            "target='column' naming a column of X); got neither."
-        )
-    if target is not None and not isinstance(X, pd.DataFrame):
-        raise InputTypeError(
-            f"target={target!r} names a column, so X must be a DataFrame; got "
-            f"{type(X).__name__}. Pass the labels as y= instead."
-        )
-    if target is not None and target not in X.columns:
-        raise InputError(
-            f"target={target!r} is not a column of X; X has {list(X.columns)[:20]!r}. Name "
-            "the column that holds the labels, or pass them as y."
-        )

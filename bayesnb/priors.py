@@ -35,9 +35,9 @@ def check_estimate(estimate: str, name: str = "estimate") -> str:
     """Validate an estimator name and return it."""
     if not isinstance(estimate, str) or estimate not in ESTIMATES:
         raise InputError(
-            f"{name} must be one of {ESTIMATES}; got {estimate!r}. "
-            "Use 'ml' for counts, 'map' for the posterior mode, 'mean' for the posterior "
-            "mean, or 'predictive' for the full posterior predictive."
+            f"{name} must be one of {ESTIMATES}; got {estimate!r}. Use 'mean' (the "
+            "default: smoothed counts), 'ml' for raw frequencies, 'map' for the posterior "
+            "mode, or 'predictive' for the full posterior predictive."
         )
     return estimate
 

@@ -37,8 +37,8 @@ from sklearn.utils.validation import (
 from bayesnb._data import check_labels
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
-from bayesnb.naive_bayes import NaiveBayes, check_estimate_option
-from bayesnb.priors import Beta, Dirichlet
+from bayesnb.naive_bayes import NaiveBayes
+from bayesnb.priors import Beta, Dirichlet, check_estimate
 
 __all__ = [
     "BernoulliNB",
@@ -126,9 +126,9 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
                 f"{self.class_prior!r} ({type(self.class_prior).__name__}). Wrap pseudo-counts "
                 "in a prior: class_prior=bnb.Dirichlet([2.0, 1.0])."
             )
-        check_estimate_option(self.estimate, "estimate")
+        check_estimate(self.estimate, "estimate")
         if self.class_estimate is not None:
-            check_estimate_option(self.class_estimate, "class_estimate")
+            check_estimate(self.class_estimate, "class_estimate")
 
     #: Whether a DataFrame reaches bayesnb as a DataFrame (mixed dtypes).
     _keeps_frames = True

@@ -39,7 +39,7 @@ import xarray as xr
 from scipy import sparse, special
 from sklearn.feature_extraction.text import CountVectorizer
 
-from bayesnb._data import check_sample_weight, class_labels, encode_labels
+from bayesnb._data import class_labels, encode_labels
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.families._kernels import _finite_nonnegative
@@ -494,7 +494,6 @@ class TextNaiveBayes:
                 "and one word (column)."
             )
         _check_y(y, X.shape[0])
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         codes, labels = encode_labels(y, X.shape[0])
         resp = class_labels(codes, len(labels), sample_weight)
         family = Multinomial
