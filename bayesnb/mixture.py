@@ -39,7 +39,6 @@ from bayesnb import cluster_reports, model_choice
 from bayesnb._data import Table, check_sample_weight
 from bayesnb._starts import component_labels, start_params
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
-from bayesnb.families import Gaussian
 from bayesnb.model import FittedModel, estimate_all, feature_log_likelihood
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning
 from bayesnb.sufficient import merge_stats
@@ -199,30 +198,12 @@ class _Problem:
         self.estimates = {
             "class": class_estimate or estimate or "mean",
             "features": {
-                b.name: b.estimate or estimate or _default_estimate(b) for b in self.blocks
+                b.name: b.estimate or estimate or b.em_estimate for b in self.blocks
             },
         }
         for b in self.blocks:
             method = self.estimates["features"][b.name]
-            if method not in EM_ESTIMATES:
-                raise InputError(
-                    f"feature {b.name!r} declares estimate={method!r}; EM needs 'ml', 'map' "
-                    "or (for discrete features) 'mean', the estimators that maximize what "
-                    "the objective measures. Use estimate='map' or leave it unset."
-                )
-            if isinstance(b, Gaussian) and method == "mean":
-                raise InputError(
-                    f"Gaussian feature {b.name!r} would be estimated by estimate='mean'; EM's "
-                    "M-step must maximize the objective, and the posterior mean of a "
-                    "Gaussian's variance does not. Use estimate='map' for it (the default "
-                    "when estimate is not given), or declare Gaussian(estimate='map')."
-                )
-            if isinstance(b, Gaussian) and b.ddof != 0 and method == "ml":
-                raise InputError(
-                    f"Gaussian feature {b.name!r} has ddof={b.ddof}; EM's M-step must be the "
-                    "maximum-likelihood 1/N variance. Declare Gaussian(ddof=0) or use "
-                    "estimate='map'."
-                )
+            b.check_em_estimate(method)
             if method == "map" and isinstance(b.prior, Dirichlet) and np.any(b.prior.alpha < 1):
                 raise InputError(
                     f"feature {b.name!r} declares the prior {b.prior!r} with a concentration "
@@ -597,12 +578,6 @@ _STEP_FACTOR = 4.0
 _SAME = 1e-6
 #: The scale of the perturbation that probes a stopping point for a saddle.
 _PROBE_SCALE = 0.1
-
-
-def _default_estimate(block) -> str:
-    """EM's estimator of a feature when none is given: the posterior mean of a discrete
-    (Dirichlet/Beta) feature, the posterior mode of a Gaussian."""
-    return "map" if isinstance(block, Gaussian) else "mean"
 
 
 def _saddle_slack(objective: float, n: int, target: float) -> float:

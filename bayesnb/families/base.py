@@ -38,6 +38,20 @@ class Family:
 
     kind = "family"
     multi_column = False
+    #: EM's estimator of this family when none is given (see :meth:`check_em_estimate`).
+    em_estimate = "mean"
+
+    def check_em_estimate(self, method: str) -> None:
+        """Raise an :class:`~bayesnb.errors.InputError` unless EM's M-step can use
+        ``method`` for this family: an estimator that maximizes the objective. ``"ml"``
+        and ``"map"`` do; ``"mean"`` does where the posterior mean is the mode under the
+        prior with every concentration raised by one (a Dirichlet's)."""
+        if method not in ("ml", "map", "mean"):
+            raise InputError(
+                f"feature {self.name!r} declares estimate={method!r}; EM needs 'ml', 'map' "
+                "or (for discrete features) 'mean', the estimators that maximize what "
+                "the objective measures. Use estimate='map' or leave it unset."
+            )
 
     def __init__(self, prior=None, *, estimate: str | None = None, columns=None):
         if estimate is not None:

@@ -57,6 +57,25 @@ class Gaussian(Family):
 
     kind = "gaussian"
     multi_column = True
+    em_estimate = "map"  # the Normal-Inverse-Gamma mode: a variance never 0
+
+    def check_em_estimate(self, method: str) -> None:
+        """EM takes ``"ml"`` (with ``ddof=0``, the 1/N variance) or ``"map"``: the
+        posterior mean of the variance is no mode EM could climb to."""
+        super().check_em_estimate(method)
+        if method == "mean":
+            raise InputError(
+                f"Gaussian feature {self.name!r} would be estimated by estimate='mean'; EM's "
+                "M-step must maximize the objective, and the posterior mean of a "
+                "Gaussian's variance does not. Use estimate='map' for it (the default "
+                "when estimate is not given), or declare Gaussian(estimate='map')."
+            )
+        if self.ddof != 0 and method == "ml":
+            raise InputError(
+                f"Gaussian feature {self.name!r} has ddof={self.ddof}; EM's M-step must be "
+                "the maximum-likelihood 1/N variance. Declare Gaussian(ddof=0) or use "
+                "estimate='map'."
+            )
 
     def __init__(self, prior=None, *, ddof: int = 0, estimate=None, columns=None):
         super().__init__(
