@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import xarray as xr
@@ -17,6 +18,7 @@ from bayesnb._data import (
 )
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Family
+from bayesnb.families._kernels import Labels
 from bayesnb.families.base import count_blocks
 from bayesnb.model import FittedModel
 from bayesnb.priors import Dirichlet, check_estimate
@@ -142,7 +144,7 @@ class NaiveBayes:
             "class": class_estimate,
             "features": {b.name: b.estimate or estimate for b in blocks},
         }
-        return NaiveBayesFit.from_statistics(
+        fit = NaiveBayesFit.from_statistics(
             labels=labels,
             blocks=blocks,
             stats=stats,
@@ -153,6 +155,8 @@ class NaiveBayes:
             is_frame=table.is_frame,
             target=target_name,
         )
+        fit.training = [TrainingRows(table, resp)]
+        return fit
 
     def cluster(self, X, n_components=2, **options):
         """Cluster unlabelled data with this declaration as a mixture (Autoclass, EM).
@@ -171,6 +175,16 @@ class NaiveBayes:
         return fit_mixture(self, X, n_components, **options)
 
 
+class TrainingRows(NamedTuple):
+    """One batch of the rows a classifier was fitted on, kept by reference (not
+    copied) for what needs the data itself: the exact posterior's ``observed_data``,
+    ``log_likelihood`` and ``posterior_predictive`` groups. It is not saved: a model
+    read by :func:`bayesnb.load` has none."""
+
+    table: Table
+    labels: Labels  # every row's class code, with its weight
+
+
 class NaiveBayesFit(FittedModel):
     """A fitted naive Bayes classifier: parameters, statistics and predictions.
 
@@ -182,7 +196,12 @@ class NaiveBayesFit(FittedModel):
         Estimated parameters with dims ``label`` and per-feature category dims.
     counts : xarray.Dataset
         The sufficient statistics.
+    training : list of TrainingRows
+        The batches of rows the statistics were counted from (one after ``fit``; one
+        more after each :meth:`update`); empty for a model read from a file.
     """
+
+    training: list = []  # noqa: RUF012  (a model read from a file keeps no rows)
 
     def linear_weights(self) -> tuple[float, xr.DataArray]:
         """The naive Bayes classifier as a linear separator (seed 000, equation 1).
