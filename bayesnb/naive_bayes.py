@@ -203,6 +203,169 @@ class NaiveBayesFit(FittedModel):
 
     training: list = []  # noqa: RUF012  (a model read from a file keeps no rows)
 
+    # -- the exact posterior (see bayesnb.posterior) ----------------------------------------
+    def posterior(
+        self, draws: int = 1000, chains: int = 4, random_state=None, *, data: bool = True
+    ) -> xr.DataTree:
+        """Independent draws from the exact conjugate posterior, as an ArviZ ``DataTree``.
+
+        Every parameter's posterior is conjugate: a Dirichlet (Beta) over the class
+        probabilities and over every discrete variable of every class (prior
+        concentration + counts), and a Normal-Inverse-Gamma over every Gaussian mean
+        and variance. The draws are exact and independent (no chain, so no burn-in
+        and an effective sample size of ``draws * chains``); ``chains`` only splits
+        them the way ArviZ's diagnostics expect.
+
+        Parameters
+        ----------
+        draws, chains : int
+            ``draws * chains`` draws in all.
+        random_state : None, int or numpy Generator
+        data : bool, default True
+            Add the groups made from the training rows (not saved with a model: a fit
+            read by :func:`bayesnb.load` has none, and gets the posterior and prior
+            alone).
+
+        Returns
+        -------
+        xarray.DataTree
+            Groups:
+
+            * ``posterior`` and ``prior``: the variables, dims and coords of
+              :attr:`params` (the estimator's values: probabilities, and for Gaussians
+              ``<name>_mu``, ``<name>_var``, ``<name>_sigma``) with ``chain`` and
+              ``draw`` in front. The prior is the declared one (for a Gaussian
+              with the default prior, the one the fit resolved from the data).
+            * ``observed_data``: the training rows, one variable per block (named
+              by it; dims ``row`` and, for a block of columns, its ``<name>_feature``)
+              and the class, named by the fit's target. Discrete values are coded as
+              numbers: a class or category by its position on the ``label`` or
+              ``<name>_category`` axis, a Bernoulli value as 1 (true) or 0; NaN marks
+              a missing value.
+            * ``posterior_predictive``: for every draw, a class and features drawn
+              for every training row from that draw's parameters, coded the same way.
+            * ``log_likelihood``: ``log p(x_i, y_i | theta)`` of every row under every
+              draw, named by the target (a missing value contributes nothing), for
+              ``az.loo`` and ``az.compare``.
+            * ``constant_data``: the rows' ``sample_weight``, when the fit had weights.
+
+            A block with more than ``2**22`` values per draw (a vocabulary of word
+            counts over many documents) is left out of ``observed_data`` and
+            ``posterior_predictive``; their ``omitted`` attribute names it.
+
+        Examples
+        --------
+        >>> import bayesnb as bnb
+        >>> fit = bnb.NaiveBayes().fit(bnb.datasets.play_tennis(), target="play")
+        >>> tree = fit.posterior(draws=500, chains=2, random_state=0)
+        >>> sorted(tree.children)
+        ['log_likelihood', 'observed_data', 'posterior', 'posterior_predictive', 'prior']
+        >>> tree["posterior"]["outlook"].dims
+        ('chain', 'draw', 'label', 'outlook_category')
+        """
+        from bayesnb.posterior import posterior_tree
+
+        return posterior_tree(self, draws, chains, random_state, data)
+
+    def credible_interval(self, prob: float | None = None, kind: str = "eti") -> xr.Dataset:
+        """Every parameter's credible interval from its exact marginal posterior.
+
+        A coordinate of a Dirichlet is a Beta, a Gaussian mean a Student-t with
+        ``2 alpha_n`` degrees of freedom, a variance an inverse gamma and a standard
+        deviation its square root, so no draw is needed.
+
+        Parameters
+        ----------
+        prob : float, optional
+            The interval's mass; default ArviZ's ``rcParams["stats.ci_prob"]``.
+        kind : {"eti", "hdi"}
+            Equal-tailed (the two quantiles), or highest-density (the shortest).
+
+        Returns
+        -------
+        xarray.Dataset
+            The variables of :attr:`params` with a last dim ``ci_bound``
+            (``"lower"``, ``"upper"``), as ArviZ's ``eti`` and ``hdi`` give them.
+
+        Examples
+        --------
+        >>> import bayesnb as bnb
+        >>> fit = bnb.NaiveBayes().fit(bnb.datasets.play_tennis(), target="play")
+        >>> ci = fit.credible_interval(prob=0.9)
+        >>> ci["class_prob"].sel(label="Yes").values.round(3)   # Beta(10, 6)
+        array([0.423, 0.809])
+        """
+        from bayesnb.posterior import credible_interval
+
+        return credible_interval(self, prob, kind)
+
+    def log_evidence(self) -> float:
+        """``log p(labels, features)``: the marginal likelihood of the training data
+        under the declaration, every parameter integrated out over its prior.
+
+        It is the class labels' Dirichlet-multinomial plus, for every feature, its
+        Beta- or Dirichlet-multinomial (a Binned feature's with each bin's width, so
+        a density) or its Normal-Inverse-Gamma marginal (a product of Student-t
+        predictives). A Multinomial block counts the word sequence, without the
+        multinomial coefficient, as its likelihood does; a missing value is
+        marginalized. Differences between two declarations fitted to the same data
+        are log Bayes factors. The default Gaussian prior is centred on the data it
+        scores (an empirical-Bayes prior), so compare Gaussian declarations with
+        priors that are declared.
+
+        Examples
+        --------
+        >>> import bayesnb as bnb
+        >>> fit = bnb.NaiveBayes().fit(bnb.datasets.play_tennis(), target="play")
+        >>> round(fit.log_evidence(), 4)
+        -65.3575
+        """
+        from bayesnb.posterior import log_evidence
+
+        return log_evidence(self)
+
+    def posterior_predict(
+        self, X, draws: int = 1000, chains: int = 4, random_state=None
+    ) -> xr.DataArray:
+        """``P(class | row, theta)`` of every row of ``X`` under every posterior draw.
+
+        Returns
+        -------
+        xarray.DataArray
+            Dims ``(chain, draw, row, label)``; ``row`` holds the DataFrame's index
+            (positions for an array).
+        """
+        from bayesnb.posterior import posterior_predict
+
+        return posterior_predict(self, X, draws, chains, random_state)
+
+    def predictive_interval(
+        self,
+        X,
+        prob: float | None = None,
+        kind: str = "eti",
+        *,
+        draws: int = 1000,
+        chains: int = 4,
+        random_state=None,
+    ) -> xr.Dataset:
+        """The posterior mean of ``P(class | row)`` with its credible interval.
+
+        The interval is that of the draws of :meth:`posterior_predict`: on little
+        data it is wide, which a point estimate hides. ``mean`` is the average of
+        ``P(class | row, theta)`` over the posterior; the fully Bayesian class
+        probability ``p(class | row, data)``, which :meth:`predict_proba` gives under
+        ``estimate="predictive"``, is a ratio of averages and differs from it.
+
+        Returns
+        -------
+        xarray.Dataset
+            ``mean``, ``lower`` and ``upper``, each with dims ``(row, label)``.
+        """
+        from bayesnb.posterior import predictive_interval
+
+        return predictive_interval(self, X, prob, kind, draws, chains, random_state)
+
     def linear_weights(self) -> tuple[float, xr.DataArray]:
         """The naive Bayes classifier as a linear separator (seed 000, equation 1).
 

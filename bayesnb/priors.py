@@ -365,6 +365,19 @@ class Dirichlet:
         return logp
 
 
+def log_gamma_draws(alpha, rng) -> np.ndarray:
+    """``log G`` for independent ``G ~ Gamma(alpha, 1)``, one per entry of ``alpha``,
+    without underflow: below ``alpha = 1`` a gamma variate is often smaller than the
+    smallest float, so it is drawn as ``Gamma(alpha + 1) * U**(1 / alpha)``, whose
+    logarithm ``log Gamma(alpha + 1) + log(U) / alpha`` is always finite."""
+    alpha = np.asarray(alpha, dtype=float)
+    small = alpha < 1.0
+    out = np.log(rng.standard_gamma(np.where(small, alpha + 1.0, alpha)))
+    if small.any():
+        out[small] += np.log(rng.random(int(small.sum()))) / alpha[small]
+    return out
+
+
 def _check_mode_defined(numerator: np.ndarray, alpha) -> None:
     if np.any(numerator < 0):
         bad = float(np.min(np.asarray(alpha)[np.broadcast_to(numerator < 0, np.shape(alpha))]))

@@ -158,9 +158,48 @@ class Family:
 
     def complete_log_likelihood(self, stats: dict, params: dict) -> float:
         """``log p(data | params)`` of complete-data statistics ``stats``, leaving out
-        the constants :meth:`log_marginal` leaves out too (a bin's width, the
-        multinomial coefficient)."""
+        the constant :meth:`log_marginal` and :meth:`log_likelihood` leave out too (a
+        Multinomial's multinomial coefficient)."""
         raise NotImplementedError(f"{type(self).__name__} has no complete-data likelihood")
+
+    # -- the exact conjugate posterior (see bayesnb.posterior) ------------------------------
+    def posterior_hyper(self, stats: dict) -> dict:
+        """The hyperparameters of the exact conjugate posterior of this block's
+        parameters given complete-data ``stats`` (one entry per class), in the layout
+        of the statistics; zero statistics give the prior's own."""
+        raise NotImplementedError(f"{type(self).__name__} has no conjugate posterior")
+
+    def draw_params(self, hyper: dict, size: int, rng) -> dict:
+        """``size`` independent draws of the parameters from the distribution with
+        hyperparameters ``hyper`` (:meth:`posterior_hyper`), as one set of parameters
+        whose class axis holds ``size * K`` entries, draw-major (entry ``s * K + k`` is
+        class ``k`` of draw ``s``): every kernel then scores all the draws at once."""
+        raise NotImplementedError(f"{type(self).__name__} has no conjugate posterior")
+
+    def marginals(self, hyper: dict) -> dict:
+        """The exact marginal distribution of every parameter under ``hyper``, one
+        elementwise object per key of the values :meth:`to_xarray` exports (see
+        :mod:`bayesnb.marginals`)."""
+        raise NotImplementedError(f"{type(self).__name__} has no conjugate posterior")
+
+    def row_dims(self) -> dict:
+        """``{dim: coords}`` of one row's values of this block after the row axis: none
+        for a single column, the columns for a block (see :meth:`observed_codes`)."""
+        return {self._feature_dim(): list(self.columns)} if self.n_columns > 1 else {}
+
+    def observed_codes(self, data) -> np.ndarray:
+        """The block's values (n, columns) as numbers, in the coding of
+        :meth:`sample_codes` (NaN where a value is missing): what the exact posterior's
+        ``observed_data`` group holds."""
+        raise NotImplementedError(f"{type(self).__name__} has no coded values")
+
+    def sample_codes(self, params: dict, components, rng, observed=None, rows=None):
+        """Draws (len(components), columns) of the block given each entry's class (an
+        index into the class axis of ``params``), coded as :meth:`observed_codes`.
+        ``observed`` (that coding of the training rows) and ``rows`` (the training row
+        of every draw) serve a family whose draws depend on the row (a document's
+        length)."""
+        raise NotImplementedError(f"{type(self).__name__} has no coded values")
 
     def posterior_scores(self, enc, params: dict):
         """``log_likelihood(enc, params)`` up to a constant of every row (n, K): all

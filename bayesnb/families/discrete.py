@@ -27,6 +27,7 @@ from bayesnb.families._kernels import (
     _group_lookup,
     _guarded_dot,
     _is_zero_one,
+    _layout,
     _product,
     _row_blocks,
     _signed,
@@ -38,7 +39,8 @@ from bayesnb.families._kernels import (
     value_array,
 )
 from bayesnb.families.base import Family, declared_list
-from bayesnb.priors import Beta, Dirichlet
+from bayesnb.marginals import BetaMarginal
+from bayesnb.priors import Beta, Dirichlet, log_gamma_draws
 
 
 class _Unchecked(NamedTuple):
@@ -150,6 +152,42 @@ class _Discrete(Family):
             for a, b in itertools.pairwise(bounds)
         )
 
+    # -- the exact conjugate posterior: a Dirichlet over every variable -------------------
+    def posterior_hyper(self, stats: dict) -> dict:
+        """``{"concentration": prior alpha + counts}``, the posterior Dirichlet (one over
+        each variable's categories, :meth:`_segments`)."""
+        counts = stats["counts"]
+        return {"concentration": counts + self._alpha(counts.shape[0], counts.shape[1:])}
+
+    def draw_params(self, hyper: dict, size: int, rng) -> dict:
+        """Dirichlet draws as normalized gamma variates, in log space throughout (a
+        small concentration gives log-probabilities far below a float's range)."""
+        alpha = hyper["concentration"]
+        log_g = log_gamma_draws(np.broadcast_to(alpha, (size, *alpha.shape)), rng)
+        log_prob = log_g - self._variable_totals(log_g, log=True)
+        return {"log_prob": log_prob.reshape(size * alpha.shape[0], *alpha.shape[1:])}
+
+    def marginals(self, hyper: dict) -> dict:
+        """``{"prob": Beta(a_v, a_0 - a_v)}``, with ``a_0`` the total of the variable's
+        concentrations."""
+        alpha = hyper["concentration"]
+        return {"prob": BetaMarginal(alpha, self._variable_totals(alpha) - alpha)}
+
+    def _variable_totals(self, values: np.ndarray, *, log: bool = False) -> np.ndarray:
+        """The total of every variable's entries on the last axis (its categories, or
+        its segment of them), repeated to each entry; ``log``: the log-sum-exp."""
+        segments = self._segments()
+        if segments is None:
+            if log:
+                return special.logsumexp(values, axis=-1, keepdims=True)
+            return values.sum(axis=-1, keepdims=True)
+        sizes = np.diff(np.append(segments, values.shape[-1]))
+        if log:
+            top = np.repeat(np.maximum.reduceat(values, segments, axis=-1), sizes, axis=-1)
+            totals = np.add.reduceat(np.exp(values - top), segments, axis=-1)
+            return np.log(np.repeat(totals, sizes, axis=-1)) + top
+        return np.repeat(np.add.reduceat(values, segments, axis=-1), sizes, axis=-1)
+
     def category_labels(self) -> list:
         raise NotImplementedError
 
@@ -170,12 +208,11 @@ class _Discrete(Family):
         cat = f"{self.name}_category"
         dims = (*self._lead_dims(label_dim), cat)
         coords = {label_dim: labels, cat: value_array(self.category_labels()), **self._coords()}
-        prob = np.exp(params["log_prob"])
-        counts = stats["counts"]
-        return {
-            "params": {self.name: xr.DataArray(prob, dims=dims, coords=coords)},
-            "counts": {self.name: xr.DataArray(counts, dims=dims, coords=coords)},
-        }
+        prob = _probabilities(params)
+        out = {"params": {self.name: xr.DataArray(prob, dims=dims, coords=coords)}, "counts": {}}
+        if stats is not None:
+            out["counts"][self.name] = xr.DataArray(stats["counts"], dims=dims, coords=coords)
+        return out
 
 
 class Bernoulli(_Discrete):
@@ -436,9 +473,10 @@ class Bernoulli(_Discrete):
         da = out["params"][self.name].isel({cat: 1}, drop=True)
         if self.n_columns == 1:
             da = da.isel({self._feature_dim(): 0}, drop=True)
-            out["counts"][self.name] = out["counts"][self.name].isel(
-                {self._feature_dim(): 0}, drop=True
-            )
+            if self.name in out["counts"]:
+                out["counts"][self.name] = out["counts"][self.name].isel(
+                    {self._feature_dim(): 0}, drop=True
+                )
         da.attrs["description"] = f"P({self.name} = {self.values[1]!r} | {label_dim})"
         out["params"][self.name] = da
         return out
@@ -451,6 +489,17 @@ class Bernoulli(_Discrete):
         if self.values == (0, 1):
             return ones.astype(np.int64)
         return np.where(ones, self.values[1], self.values[0]).astype(object)
+
+    def observed_codes(self, data) -> np.ndarray:
+        """1.0 for the true value, 0.0 for the false one, NaN where missing."""
+        x, observed = self._checked(self.encode(data))
+        x = np.asarray(x.toarray() if sparse.issparse(x) else x, dtype=float)
+        return x if observed is None else np.where(observed > 0, x, np.nan)
+
+    def sample_codes(self, params, components, rng, observed=None, rows=None) -> np.ndarray:
+        """0/1 draws (``int8``), 1 for the true value."""
+        p1 = np.exp(params["log_prob"][..., 1])[components].astype(np.float32)
+        return (rng.random(p1.shape, dtype=np.float32) < p1).astype(np.int8)
 
 
 class Categorical(_Discrete):
@@ -782,20 +831,48 @@ class Categorical(_Discrete):
         return self._flat(params["log_prob"])
 
     def log_likelihood(self, enc, params) -> np.ndarray:
+        table = self._log_table(params)
         if isinstance(enc, np.ndarray):  # group codes
-            return _group_lookup(enc, self._log_table(params), self._sizes())
-        out, outside, first = _value_lookup(enc.values, self._log_table(params), self._sizes())
+            return _group_lookup(enc, table, self._sizes())
+        if _group_table_entries(self._sizes(), len(table)) > enc.values.size * len(table):
+            # Many classes (every draw of a posterior): the groups' tables would hold
+            # more entries than the rows; one product with the rows' indicators instead.
+            indicators, outside, first = self._indicators(enc)
+            self._check_outside(enc, outside, first)
+            return _guarded_dot(indicators, table)
+        out, outside, first = _value_lookup(enc.values, table, self._sizes())
         self._check_outside(enc, outside, first)
         return out
 
+    def _indicators(self, enc: _CategoryCodes):
+        """The rows' (n, sum of sizes) indicator matrix (CSR; a missing or outside value
+        has none), the number of values outside their column's categories and the
+        flat position of the first."""
+        values = _signed(enc.values)
+        sizes = np.asarray(self.column_sizes())
+        inside = (values >= 0) & (values < sizes)
+        outside = ~inside & (values >= 0) if enc.checked else ~inside
+        rows, cols = np.nonzero(inside)
+        matrix = sparse.csr_array(
+            (np.ones(len(rows)), (rows, self.segments()[cols] + values[rows, cols])),
+            shape=(len(values), int(sizes.sum())),
+        )
+        n_outside = int(outside.sum())
+        first = int(np.flatnonzero(outside.ravel())[0]) if n_outside else -1
+        return matrix, (0 if enc.checked else n_outside), first
+
     def _draw_codes(self, params, components, rng):
         """A category index of every column for each of ``components``, one column at
-        a time (a generator: a caller may draw more for a column before the next)."""
-        prob = np.exp(self._flat(params["log_prob"]))[components]
+        a time (a generator: a caller may draw more for a column before the next).
+
+        Every class's cumulative probabilities are made once; a draw reads its
+        class's row of them."""
+        prob = np.exp(self._flat(params["log_prob"]))
         for start, size in zip(self.segments(), self.column_sizes(), strict=True):
+            cumulative = prob[:, start : start + size].cumsum(axis=1)
+            cumulative /= cumulative[:, -1:]
             u = rng.random((len(components), 1))
-            idx = (prob[:, start : start + size].cumsum(axis=1) < u).sum(axis=1)
-            yield np.minimum(idx, size - 1)
+            yield (cumulative[components, : size - 1] <= u).sum(axis=1)
 
     def sample(self, params, components, rng) -> np.ndarray:
         """Draws (n,) for a single column, (n, columns) for a block."""
@@ -806,6 +883,18 @@ class Categorical(_Discrete):
             )
         ]
         return draws[0] if self.n_columns == 1 else np.stack(draws, axis=1)
+
+    def observed_codes(self, data) -> np.ndarray:
+        """Every value's position among its column's categories (NaN where missing,
+        or unseen and marginalized)."""
+        codes = self.codes(data).astype(float)
+        codes[codes < 0] = np.nan
+        return codes
+
+    def sample_codes(self, params, components, rng, observed=None, rows=None) -> np.ndarray:
+        """Category positions, in the smallest integer type that holds them."""
+        dtype = np.min_scalar_type(max(self.column_sizes()))
+        return np.stack(list(self._draw_codes(params, components, rng)), axis=1).astype(dtype)
 
     def params_from(self, source, K: int) -> dict:
         """One variable per column (named by the column in a block), each over the
@@ -818,8 +907,8 @@ class Categorical(_Discrete):
             return {"log_prob": self._stored(np.log(np.concatenate(parts, axis=1)))}
 
     def to_xarray(self, params: dict, stats: dict, label_dim: str, labels) -> dict:
-        prob = np.exp(self._flat(params["log_prob"]))
-        counts = self._flat(stats["counts"])
+        prob = self._flat(_probabilities(params))
+        counts = None if stats is None else self._flat(stats["counts"])
         out = {"params": {}, "counts": {}}
         for j, (start, size) in enumerate(zip(self.segments(), self.column_sizes(), strict=True)):
             var = self._variable(j)
@@ -828,7 +917,8 @@ class Categorical(_Discrete):
             coords = {label_dim: labels, cat: value_array(self.column_categories[j])}
             part = slice(start, start + size)
             out["params"][var] = xr.DataArray(prob[:, part], dims=dims, coords=coords)
-            out["counts"][var] = xr.DataArray(counts[:, part], dims=dims, coords=coords)
+            if counts is not None:
+                out["counts"][var] = xr.DataArray(counts[:, part], dims=dims, coords=coords)
         return out
 
 
@@ -900,9 +990,24 @@ class Binned(Categorical):
         codes[missing] = -1
         return codes
 
+    def _log_widths(self) -> np.ndarray:
+        """The log width of every bin, on the flat (K, -1) layout of the block."""
+        return np.tile(np.log(np.diff(self.edges)), self.n_columns)
+
     def _log_table(self, params) -> np.ndarray:
-        widths = np.tile(np.log(np.diff(self.edges)), self.n_columns)
-        return self._flat(params["log_prob"]) - widths
+        return self._flat(params["log_prob"]) - self._log_widths()
+
+    def _width_term(self, stats: dict) -> float:
+        """``-sum(count * log width)``: what turns the bins' probabilities into the
+        densities the values have (a bin's mass spread uniformly over its width)."""
+        return -float(self._flat(stats["counts"]).sum(axis=0) @ self._log_widths())
+
+    def log_marginal(self, stats: dict, n_labels: int) -> float:
+        """The marginal density of the values (each bin's width included)."""
+        return super().log_marginal(stats, n_labels) + self._width_term(stats)
+
+    def complete_log_likelihood(self, stats: dict, params: dict) -> float:
+        return super().complete_log_likelihood(stats, params) + self._width_term(stats)
 
     def sample(self, params, components, rng) -> np.ndarray:
         """Draws (n,) for a single column, (n, columns) for a block."""
@@ -912,12 +1017,24 @@ class Binned(Categorical):
             draws.append(lo + (hi - lo) * rng.random(len(idx)))
         return draws[0] if self.n_columns == 1 else np.stack(draws, axis=1)
 
+    def observed_codes(self, data) -> np.ndarray:
+        """The values themselves (a bin's draws are uniform within it); NaN where missing."""
+        self.codes(data)  # the values' checks: finite, within the edges
+        return np.asarray(
+            _as_float_matrix(data, f"Binned feature {self.name!r}", self.columns), dtype=float
+        )
+
+    def sample_codes(self, params, components, rng, observed=None, rows=None) -> np.ndarray:
+        return np.reshape(self.sample(params, components, rng), (len(components), -1))
+
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
         out = super().to_xarray(params, stats, label_dim, labels)
         for j in range(self.n_columns):
             var = self._variable(j)
             cat = f"{var}_category"
             for group in out.values():
+                if var not in group:
+                    continue
                 group[var] = group[var].assign_coords(
                     {
                         f"{var}_lower": (cat, self.edges[:-1]),
@@ -1078,6 +1195,28 @@ class Multinomial(_Discrete):
             out[:, k] += np.bincount(rows, weights=terms, minlength=x.shape[0])
         return out
 
+    def row_dims(self) -> dict:
+        return {f"{self.name}_category": list(self.columns)}
+
+    def observed_codes(self, data) -> np.ndarray:
+        """The counts, dense."""
+        x = self._checked(self.encode(data))
+        return np.asarray(x.toarray() if sparse.issparse(x) else x, dtype=float)
+
+    def sample_codes(self, params, components, rng, observed=None, rows=None) -> np.ndarray:
+        """Counts of documents as long as the training rows ``rows`` of ``observed``."""
+        lengths = observed.sum(axis=1)
+        if not np.array_equal(lengths, np.round(lengths)):
+            raise InputError(
+                f"drawing documents for the Multinomial block {self.name!r} needs whole "
+                "counts (a document's length is a number of words); the training rows hold "
+                "fractional counts. Ask for the posterior without the data groups "
+                "(data=False)."
+            )
+        prob = np.exp(params["log_prob"])[components]
+        prob /= prob.sum(axis=1, keepdims=True)
+        return rng.multinomial(lengths.astype(np.int64)[rows], prob)
+
     def sample(self, params, components, rng):
         raise TypeError(
             f"sampling the Multinomial block {self.name!r} needs document lengths, which "
@@ -1182,6 +1321,17 @@ def _sorted_values(values: list, columns: list) -> list:
             "ordered into categories. Convert the column to one type, e.g. "
             "X[col].astype(str)."
         ) from None
+
+
+def _group_table_entries(sizes: tuple[int, ...], n_classes: int) -> int:
+    """Entries of the tables of summed log-probabilities a group lookup builds."""
+    return _layout(sizes).n_codes * n_classes
+
+
+def _probabilities(params: dict) -> np.ndarray:
+    """The probabilities a discrete family exports: ``params["prob"]`` when given (an
+    interval's ends), else ``exp(params["log_prob"])``."""
+    return params["prob"] if "prob" in params else np.exp(params["log_prob"])
 
 
 def _plain(value):

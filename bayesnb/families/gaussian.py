@@ -11,6 +11,7 @@ from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import _given
 from bayesnb.families._kernels import Labels, _as_float_matrix
 from bayesnb.families.base import Family
+from bayesnb.marginals import InverseGammaMarginal, SqrtOf, StudentTMarginal
 from bayesnb.priors import NormalInverseGamma
 from bayesnb.sufficient import pool_stats
 
@@ -256,6 +257,37 @@ class Gaussian(Family):
     def n_free_parameters(self, n_labels: int) -> int:
         return 2 * n_labels * self.n_columns
 
+    # -- the exact conjugate posterior: a Normal-Inverse-Gamma per class and column --------
+    def posterior_hyper(self, stats: dict) -> dict:
+        """``{"mu", "kappa", "alpha", "beta"}`` of the posterior Normal-Inverse-Gamma,
+        each (K, columns)."""
+        post = self.prior.posterior(stats["n"], stats["mean"], stats["ss"])
+        shape = np.shape(stats["n"])
+        return {
+            key: np.broadcast_to(np.asarray(getattr(post, key), dtype=float), shape)
+            for key in ("mu", "kappa", "alpha", "beta")
+        }
+
+    def draw_params(self, hyper: dict, size: int, rng) -> dict:
+        """``sigma2 = beta / Gamma(alpha)``, then ``mu ~ N(mu_n, sigma2 / kappa)``."""
+        shape = (size, *hyper["mu"].shape)
+        var = hyper["beta"] / rng.standard_gamma(np.broadcast_to(hyper["alpha"], shape))
+        mu = hyper["mu"] + rng.standard_normal(shape) * np.sqrt(var / hyper["kappa"])
+        rows = size * shape[1]
+        return {"mu": mu.reshape(rows, -1), "var": var.reshape(rows, -1)}
+
+    def marginals(self, hyper: dict) -> dict:
+        """The mean's Student-t (``2 alpha`` degrees of freedom, scale
+        ``sqrt(beta / (alpha kappa))``), the variance's inverse gamma and the standard
+        deviation's square root of it."""
+        alpha, beta, kappa = hyper["alpha"], hyper["beta"], hyper["kappa"]
+        var = InverseGammaMarginal(alpha, beta)
+        return {
+            "mu": StudentTMarginal(2.0 * alpha, hyper["mu"], np.sqrt(beta / (alpha * kappa))),
+            "var": var,
+            "sigma": SqrtOf(var),
+        }
+
     def log_likelihood(self, enc, params) -> np.ndarray:
         x = enc
         if "df" in params:
@@ -291,6 +323,15 @@ class Gaussian(Family):
 
     def sample(self, params, components, rng) -> np.ndarray:
         return rng.normal(params["mu"][components], np.sqrt(params["var"][components]))
+
+    def observed_codes(self, data) -> np.ndarray:
+        """The values (NaN where missing)."""
+        x = self.encode(data)
+        self._check_finite(x)
+        return x
+
+    def sample_codes(self, params, components, rng, observed=None, rows=None) -> np.ndarray:
+        return self.sample(params, components, rng)
 
     def params_from(self, source, K: int) -> dict:
         """Means and variances (or standard deviations), ``(K, columns)``."""
@@ -334,11 +375,11 @@ class Gaussian(Family):
         out = {"params": {}, "counts": {}}
         for key, value in params.items():
             out["params"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims, coords=coords)
-        if "var" in params:
+        if "var" in params and "sigma" not in params:
             out["params"][f"{self.name}_sigma"] = xr.DataArray(
                 np.sqrt(arr(params["var"])), dims=dims, coords=coords
             )
-        for key, value in stats.items():
+        for key, value in (stats or {}).items():
             out["counts"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims, coords=coords)
         return out
 

@@ -1,0 +1,433 @@
+"""The exact conjugate posterior of a naive Bayes classifier, in ArviZ's form.
+
+With a Dirichlet prior on the class probabilities and a conjugate prior on every
+feature's parameters, the posterior given labelled data factorizes into the same
+conjugate families, updated by the sufficient statistics the fit already holds: a
+Dirichlet (Beta) for every discrete variable and a Normal-Inverse-Gamma for every
+Gaussian one. Nothing is sampled by a chain: draws are independent, made for every
+parameter at once, and every summary that has a closed form (the intervals of each
+parameter, the evidence) is computed from it without draws.
+
+The draws reuse the families' own kernels: ``S`` draws of ``K`` classes are laid on
+one class axis of ``S * K`` entries (draw-major), so a family scores every draw of
+every class in the single call it makes for one set of parameters.
+"""
+
+from __future__ import annotations
+
+import datetime
+import numbers
+
+import numpy as np
+import xarray as xr
+from scipy import special
+
+from bayesnb.errors import InputError, InputTypeError
+from bayesnb.families._kernels import value_array
+from bayesnb.families.base import FusedScorer
+from bayesnb.marginals import BetaMarginal, interval
+from bayesnb.priors import Dirichlet, log_gamma_draws
+
+#: Most entries (rows x draws x classes) of log-likelihoods held at once: the draws
+#: are scored in chunks of this size.
+CHUNK_ENTRIES = 1 << 23
+
+#: Most values (rows x columns) of one block that ``observed_data`` and
+#: ``posterior_predictive`` hold per draw; a wider block (a vocabulary of counts) is
+#: left out of both groups, and their ``omitted`` attribute says so.
+MAX_ROW_VALUES = 1 << 22
+
+METHOD = "exact conjugate"
+
+
+# -- checks ----------------------------------------------------------------------------------
+def check_count(value, name: str) -> int:
+    """A positive whole number of draws or chains (an error naming ``name`` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputTypeError(
+            f"{name} must be a positive integer; got {value!r} ({type(value).__name__}). "
+            f"Give e.g. {name}=1000."
+        )
+    if value < 1:
+        raise InputError(f"{name} must be at least 1; got {name}={value!r}.")
+    return int(value)
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """A NumPy Generator from ``random_state`` (None, a seed >= 0 or a Generator)."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or (
+        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+    ):
+        if random_state is not None and random_state < 0:
+            raise InputError(f"random_state must be a seed >= 0; got {random_state!r}.")
+        return np.random.default_rng(random_state)
+    raise InputTypeError(
+        "random_state must be None, an integer seed or a numpy Generator; got "
+        f"{type(random_state).__name__} {random_state!r}. Give e.g. random_state=0."
+    )
+
+
+def check_prob(prob) -> float:
+    """The mass of a credible interval: ArviZ's ``rcParams["stats.ci_prob"]`` when
+    None, else a number strictly between 0 and 1."""
+    if prob is None:
+        from arviz_base import rcParams
+
+        return float(rcParams["stats.ci_prob"])
+    if isinstance(prob, bool) or not isinstance(prob, numbers.Real):
+        raise InputTypeError(
+            f"prob must be a number between 0 and 1 (the interval's mass); got {prob!r} "
+            f"({type(prob).__name__}). Give e.g. prob=0.94."
+        )
+    if not 0.0 < prob < 1.0:
+        raise InputError(
+            f"prob must lie strictly between 0 and 1; got prob={prob!r}. Give the "
+            "interval's mass, e.g. 0.94 (not 94)."
+        )
+    return float(prob)
+
+
+def check_kind(kind) -> str:
+    if kind not in ("eti", "hdi"):
+        raise InputError(
+            f"kind must be 'eti' (equal-tailed) or 'hdi' (highest density); got {kind!r}."
+        )
+    return kind
+
+
+# -- the conjugate posterior and its draws ----------------------------------------------------
+def hyperparameters(fit, *, prior: bool = False) -> tuple[np.ndarray, list[dict]]:
+    """The class Dirichlet's concentration (K,) and every block's hyperparameters
+    (:meth:`bayesnb.families.Family.posterior_hyper`) of the exact posterior, or of
+    the prior (``prior=True``: the same update on zero statistics)."""
+    k = len(fit.labels)
+    alpha = fit.class_prior.resolve(k)
+    blocks = []
+    for block, stats in zip(fit.blocks, fit.stats, strict=True):
+        if prior:
+            stats = {key: np.zeros_like(value) for key, value in stats.items()}
+        blocks.append(block.posterior_hyper(stats))
+    return (alpha if prior else alpha + fit.class_counts), blocks
+
+
+def draw(fit, hyper, size: int, rng) -> tuple[np.ndarray, list[dict]]:
+    """``size`` independent draws of every parameter: the class log-probabilities
+    (size, K) and every block's parameters with ``size * K`` classes (draw-major)."""
+    alpha, blocks = hyper
+    log_g = log_gamma_draws(np.broadcast_to(alpha, (size, len(alpha))), rng)
+    class_log_prob = log_g - special.logsumexp(log_g, axis=1, keepdims=True)
+    params = [
+        block.draw_params(h, size, rng) for block, h in zip(fit.blocks, blocks, strict=True)
+    ]
+    return class_log_prob, params
+
+
+def _chunk(params: list[dict], k: int, start: int, stop: int) -> list[dict]:
+    """Draws ``start:stop`` of parameters laid ``size * k`` on the class axis."""
+    return [{key: v[start * k : stop * k] for key, v in p.items()} for p in params]
+
+
+def _chunks(size: int, per_draw: int):
+    """``(start, stop)`` of consecutive draws holding about :data:`CHUNK_ENTRIES`."""
+    step = max(1, CHUNK_ENTRIES // max(1, per_draw))
+    for start in range(0, size, step):
+        yield start, min(size, start + step)
+
+
+# -- export ----------------------------------------------------------------------------------
+def stacked_dataset(fit, class_values: np.ndarray, block_values: list[dict], lead: dict):
+    """A Dataset with the variables, dims and coords of ``fit.params`` behind leading
+    dims ``lead`` (``{dim: coords}``): ``class_values`` is (*lead, K) and every block's
+    values have ``prod(lead) * K`` classes, lead-major, as :meth:`draw` lays them."""
+    dim = fit.label_dim
+    labels = value_array(fit.labels)
+    k = len(labels)
+    lead_dims = tuple(lead)
+    lead_shape = tuple(len(c) for c in lead.values())
+    lead_coords = {d: np.asarray(c) for d, c in lead.items()}
+    data = {
+        "class_prob": xr.DataArray(
+            np.reshape(class_values, (*lead_shape, k)),
+            dims=(*lead_dims, dim),
+            coords={**lead_coords, dim: labels},
+        )
+    }
+    flat = np.arange(int(np.prod(lead_shape)) * k)
+    for block, values in zip(fit.blocks, block_values, strict=True):
+        for name, da in block.to_xarray(values, None, dim, flat)["params"].items():
+            kept = {c: v for c, v in da.coords.items() if dim not in v.dims}
+            data[name] = xr.DataArray(
+                da.values.reshape(*lead_shape, k, *da.shape[1:]),
+                dims=(*lead_dims, *da.dims),
+                coords={**kept, **lead_coords, dim: labels},
+                attrs=da.attrs,
+            )
+    return xr.Dataset(data)
+
+
+def _attrs(**extra) -> dict:
+    from bayesnb import __version__
+
+    return {
+        "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
+        "creation_library": "bayesnb",
+        "creation_library_version": __version__,
+        "creation_library_language": "Python",
+        "inference_library": "bayesnb",
+        "inference_library_version": __version__,
+        "method": METHOD,
+        **extra,
+    }
+
+
+# -- the DataTree ----------------------------------------------------------------------------
+def posterior_tree(fit, draws: int, chains: int, random_state, data: bool) -> xr.DataTree:
+    """See :meth:`bayesnb.NaiveBayesFit.posterior`."""
+    draws, chains = check_count(draws, "draws"), check_count(chains, "chains")
+    if not isinstance(data, bool):
+        raise InputTypeError(f"data must be True or False; got {data!r}.")
+    rng = check_random_state(random_state)
+    size = draws * chains
+    lead = {"chain": np.arange(chains), "draw": np.arange(draws)}
+    post_class, post_params = draw(fit, hyperparameters(fit), size, rng)
+    prior_class, prior_params = draw(fit, hyperparameters(fit, prior=True), size, rng)
+    attrs = _attrs(draws=draws, chains=chains)
+    groups = {
+        "posterior": stacked_dataset(fit, np.exp(post_class), post_params, lead),
+        "prior": stacked_dataset(fit, np.exp(prior_class), prior_params, lead),
+    }
+    if data and fit.training:
+        groups.update(_data_groups(fit, post_class, post_params, (chains, draws), rng))
+    for ds in groups.values():
+        ds.attrs.update(attrs)
+    return xr.DataTree.from_dict(groups)
+
+
+def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
+    """``observed_data``, ``log_likelihood``, ``posterior_predictive`` and (with
+    weights) ``constant_data`` over the fit's training rows, every batch in turn."""
+    size, k = class_log_prob.shape
+    target = str(fit.target)
+    loglik, label_draws, label_seen, weights = [], [], [], []
+    omitted = {}
+    values = {b.name: ([], []) for b in fit.blocks}  # observed, drawn
+    for batch in fit.training:
+        codes = batch.labels.codes
+        n = len(codes)
+        label_seen.append(codes)
+        weights.append(np.ones(n) if batch.labels.weights is None else batch.labels.weights)
+        loglik.append(_pointwise(fit, batch.table, codes, class_log_prob, params))
+        drawn = _draw_labels(class_log_prob, n, rng)
+        label_draws.append(drawn.astype(np.min_scalar_type(k)))
+        components = (np.arange(size)[:, None] * k + drawn).ravel()
+        rows = np.tile(np.arange(n), size)
+        for block, p in zip(fit.blocks, params, strict=True):
+            if n * max(1, block.n_columns) > MAX_ROW_VALUES or block.name in omitted:
+                omitted[block.name] = (
+                    f"{n} rows x {block.n_columns} columns is more than the "
+                    f"{MAX_ROW_VALUES} values per draw these groups hold"
+                )
+                continue
+            seen = block.observed_codes(batch.table.take(block.columns))
+            seen = seen.reshape(n, -1)
+            drawn_values = _sample_codes(block, p, components, rows, seen, k, n, rng)
+            values[block.name][0].append(seen)
+            values[block.name][1].append(drawn_values.reshape(size, n, -1))
+    n_total = sum(len(c) for c in label_seen)
+    row = {"row": np.arange(n_total)}
+    chain_draw = {"chain": np.arange(shape[0]), "draw": np.arange(shape[1])}
+    label_note = {"description": f"position of every row's class on the {fit.label_dim!r} axis"}
+    observed = {
+        target: xr.DataArray(np.concatenate(label_seen), dims=("row",), attrs=label_note)
+    }
+    predictive = {
+        target: xr.DataArray(
+            np.concatenate(label_draws, axis=1).reshape(*shape, n_total),
+            dims=("chain", "draw", "row"),
+            attrs=label_note,
+        )
+    }
+    for block in fit.blocks:
+        if block.name in omitted:
+            continue
+        seen, drawn = (np.concatenate(parts, axis=-2) for parts in values[block.name])
+        extra = block.row_dims()
+        extra_dims = tuple(extra)
+        if not extra:
+            seen, drawn = seen[..., 0], drawn[..., 0]
+        coords = {d: value_array(c) for d, c in extra.items()}
+        if drawn.dtype.kind in "iu" and not np.isnan(seen).any():
+            seen = seen.astype(drawn.dtype)  # complete codes: the draws' integer type
+        observed[block.name] = xr.DataArray(seen, dims=("row", *extra_dims), coords=coords)
+        predictive[block.name] = xr.DataArray(
+            drawn.reshape(*shape, *drawn.shape[1:]),
+            dims=("chain", "draw", "row", *extra_dims),
+            coords=coords,
+        )
+    groups = {
+        "observed_data": xr.Dataset(observed, coords=row),
+        "posterior_predictive": xr.Dataset(predictive, coords={**chain_draw, **row}),
+        "log_likelihood": xr.Dataset(
+            {
+                target: xr.DataArray(
+                    np.concatenate(loglik, axis=1).reshape(*shape, n_total),
+                    dims=("chain", "draw", "row"),
+                    attrs={"description": "log p(features, class | parameters) of every row"},
+                )
+            },
+            coords={**chain_draw, **row},
+        ),
+    }
+    if omitted:
+        note = "; ".join(f"{name!r}: {why}" for name, why in omitted.items())
+        for name in ("observed_data", "posterior_predictive"):
+            groups[name].attrs["omitted"] = note
+    all_weights = np.concatenate(weights)
+    if not np.all(all_weights == 1.0):
+        groups["constant_data"] = xr.Dataset(
+            {"sample_weight": xr.DataArray(all_weights, dims=("row",))}, coords=row
+        )
+    return groups
+
+
+def _pointwise(fit, table, codes, class_log_prob, params) -> np.ndarray:
+    """``log p(x_i, y_i | theta_s)`` (draws, rows) of one batch of rows."""
+    size, k = class_log_prob.shape
+    n = len(codes)
+    out = np.empty((size, n))
+    for start, stop in _chunks(size, n * k):
+        jll = FusedScorer(fit.blocks, _chunk(params, k, start, stop)).scores(table)
+        jll = jll.reshape(n, stop - start, k)
+        own = np.take_along_axis(jll, codes[:, None, None], axis=2)[..., 0]
+        out[start:stop] = own.T + class_log_prob[start:stop][:, codes]
+    return out
+
+
+def _draw_labels(class_log_prob: np.ndarray, n: int, rng) -> np.ndarray:
+    """A class for each of ``n`` rows under every draw's class probabilities (draws, n)."""
+    cumulative = np.cumsum(np.exp(class_log_prob), axis=1)
+    u = rng.random((len(class_log_prob), n)) * cumulative[:, -1:]
+    drawn = np.zeros(u.shape, dtype=np.intp)
+    for j in range(class_log_prob.shape[1] - 1):
+        drawn += u >= cumulative[:, j : j + 1]
+    return drawn
+
+
+def _sample_codes(block, params, components, rows, seen, k, n, rng) -> np.ndarray:
+    """The block's draws for every (draw, row), chunk by chunk of draws."""
+    size = len(components) // n
+    parts = []
+    per_draw = n * max(1, seen.shape[1])
+    for start, stop in _chunks(size, per_draw):
+        span = slice(start * n, stop * n)
+        parts.append(
+            np.reshape(
+                block.sample_codes(params, components[span], rng, seen, rows[span]),
+                (stop * n - start * n, -1),
+            )
+        )
+    return np.concatenate(parts)
+
+
+# -- summaries in closed form ----------------------------------------------------------------
+def credible_interval(fit, prob, kind: str) -> xr.Dataset:
+    """See :meth:`bayesnb.NaiveBayesFit.credible_interval`."""
+    prob, kind = check_prob(prob), check_kind(kind)
+    alpha, blocks = hyperparameters(fit)
+    class_bounds = np.stack(interval(BetaMarginal(alpha, alpha.sum() - alpha), prob, kind))
+    block_values = []
+    for block, hyper in zip(fit.blocks, blocks, strict=True):
+        bounds = {}
+        for key, marginal in block.marginals(hyper).items():
+            stacked = np.stack(interval(marginal, prob, kind))
+            bounds[key] = stacked.reshape(-1, *stacked.shape[2:])
+        block_values.append(bounds)
+    lead = {"ci_bound": ["lower", "upper"]}
+    ds = stacked_dataset(fit, class_bounds, block_values, lead).transpose(..., "ci_bound")
+    ds.attrs.update(prob=prob, kind=kind, method=METHOD)
+    return ds
+
+
+def log_evidence(fit) -> float:
+    """See :meth:`bayesnb.NaiveBayesFit.log_evidence`."""
+    k = len(fit.labels)
+    total = Dirichlet(fit.class_prior.resolve(k)).log_marginal_likelihood(fit.class_counts)
+    for block, stats in zip(fit.blocks, fit.stats, strict=True):
+        total += block.log_marginal(stats, k)
+    return float(total)
+
+
+# -- predictions under the posterior ----------------------------------------------------------
+def posterior_predict(fit, X, draws: int, chains: int, random_state) -> xr.DataArray:
+    """See :meth:`bayesnb.NaiveBayesFit.posterior_predict`."""
+    draws, chains = check_count(draws, "draws"), check_count(chains, "chains")
+    rng = check_random_state(random_state)
+    fit._posterior_scores(X)  # the point estimate's checks: every row has a posterior
+    table = fit._table(X)
+    size, k = draws * chains, len(fit.labels)
+    class_log_prob, params = draw(fit, hyperparameters(fit), size, rng)
+    n = table.n_rows
+    out = np.empty((size, n, k))
+    for start, stop in _chunks(size, n * k):
+        scores = FusedScorer(fit.blocks, _chunk(params, k, start, stop))
+        jll = scores.scores(table, posterior=True).reshape(n, stop - start, k)
+        jll += class_log_prob[start:stop]
+        with np.errstate(invalid="ignore"):
+            jll -= special.logsumexp(jll, axis=2, keepdims=True)
+        out[start:stop] = np.exp(jll).transpose(1, 0, 2)
+    if not np.isfinite(out).all():
+        s, i = (int(v) for v in np.argwhere(~np.isfinite(out).all(axis=2))[0])
+        raise InputError(
+            f"row {i} of X has no class posterior under posterior draw {s}: its "
+            "likelihood is 0 (or not a number) under every class there, a value too "
+            "large in magnitude for the densities. Rescale that row's features."
+        )
+    rows = X.index.to_numpy() if fit.is_frame and hasattr(X, "index") else np.arange(n)
+    return xr.DataArray(
+        out.reshape(chains, draws, n, k),
+        dims=("chain", "draw", "row", fit.label_dim),
+        coords={
+            "chain": np.arange(chains),
+            "draw": np.arange(draws),
+            "row": rows,
+            fit.label_dim: value_array(fit.labels),
+        },
+        name="class_posterior",
+        attrs={"description": "P(class | row, parameters) under every posterior draw"},
+    )
+
+
+def predictive_interval(fit, X, prob, kind, draws, chains, random_state) -> xr.Dataset:
+    """See :meth:`bayesnb.NaiveBayesFit.predictive_interval`."""
+    prob, kind = check_prob(prob), check_kind(kind)
+    p = posterior_predict(fit, X, draws, chains, random_state)
+    samples = p.values.reshape(-1, *p.shape[2:])  # (draws, rows, labels)
+    if kind == "eti":
+        lower, upper = np.quantile(samples, [(1.0 - prob) / 2.0, (1.0 + prob) / 2.0], axis=0)
+    else:
+        lower, upper = _sample_hdi(samples, prob)
+    dims = ("row", fit.label_dim)
+    coords = {d: p.coords[d] for d in dims}
+    ds = xr.Dataset(
+        {
+            "mean": xr.DataArray(samples.mean(axis=0), dims=dims, coords=coords),
+            "lower": xr.DataArray(lower, dims=dims, coords=coords),
+            "upper": xr.DataArray(upper, dims=dims, coords=coords),
+        }
+    )
+    ds.attrs.update(prob=prob, kind=kind, method=METHOD, draws=int(samples.shape[0]))
+    return ds
+
+
+def _sample_hdi(samples: np.ndarray, prob: float) -> tuple[np.ndarray, np.ndarray]:
+    """The shortest interval holding ``ceil(prob * S)`` of ``S`` draws (first axis)."""
+    ordered = np.sort(samples, axis=0)
+    size = len(ordered)
+    m = min(size - 1, max(1, int(np.ceil(prob * size)) - 1))
+    widths = ordered[m:] - ordered[: size - m]
+    start = np.argmin(widths, axis=0)[None]
+    lower = np.take_along_axis(ordered, start, axis=0)[0]
+    upper = np.take_along_axis(ordered, start + m, axis=0)[0]
+    return lower, upper
