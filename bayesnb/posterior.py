@@ -118,9 +118,7 @@ def draw(fit, hyper, size: int, rng) -> tuple[np.ndarray, list[dict]]:
     alpha, blocks = hyper
     log_g = log_gamma_draws(np.broadcast_to(alpha, (size, len(alpha))), rng)
     class_log_prob = log_g - special.logsumexp(log_g, axis=1, keepdims=True)
-    params = [
-        block.draw_params(h, size, rng) for block, h in zip(fit.blocks, blocks, strict=True)
-    ]
+    params = [block.draw_params(h, size, rng) for block, h in zip(fit.blocks, blocks, strict=True)]
     return class_log_prob, params
 
 
@@ -239,9 +237,7 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
     row = {"row": np.arange(n_total)}
     chain_draw = {"chain": np.arange(shape[0]), "draw": np.arange(shape[1])}
     label_note = {"description": f"position of every row's class on the {fit.label_dim!r} axis"}
-    observed = {
-        target: xr.DataArray(np.concatenate(label_seen), dims=("row",), attrs=label_note)
-    }
+    observed = {target: xr.DataArray(np.concatenate(label_seen), dims=("row",), attrs=label_note)}
     predictive = {
         target: xr.DataArray(
             np.concatenate(label_draws, axis=1).reshape(*shape, n_total),
