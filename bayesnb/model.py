@@ -172,7 +172,7 @@ class FittedModel:
     class_log_prob : ndarray (K,)
     """
 
-    label_dim = "label"
+    label_dim = "class_label"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

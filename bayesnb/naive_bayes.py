@@ -55,7 +55,7 @@ class NaiveBayes:
     >>> import bayesnb as bnb
     >>> df = bnb.datasets.play_tennis()
     >>> fit = bnb.NaiveBayes().fit(df, target="play", estimate="mean")
-    >>> fit.params["outlook"].sel(label="No").values   # (0+1)/8, (2+1)/8, (3+1)/8
+    >>> fit.params["outlook"].sel(class_label="No").values   # (0+1)/8, (2+1)/8, (3+1)/8
     array([0.125, 0.375, 0.5  ])
     >>> fit.predict(df.iloc[[0]])
     array(['No'], dtype=object)
@@ -193,7 +193,7 @@ class NaiveBayesFit(FittedModel):
     labels : list
         The classes, in the column order of :meth:`predict_proba`.
     params : xarray.Dataset
-        Estimated parameters with dims ``label`` and per-feature category dims.
+        Estimated parameters with dims ``class_label`` and per-feature category dims.
     counts : xarray.Dataset
         The sufficient statistics.
     training : list of TrainingRows
@@ -239,7 +239,7 @@ class NaiveBayesFit(FittedModel):
             * ``observed_data``: the training rows, one variable per block (named
               by it; dims ``row`` and, for a block of columns, its ``<name>_feature``)
               and the class, named by the fit's target. Discrete values are coded as
-              numbers: a class or category by its position on the ``label`` or
+              numbers: a class or category by its position on the ``class_label`` or
               ``<name>_category`` axis, a Bernoulli value as 1 (true) or 0; NaN marks
               a missing value.
             * ``posterior_predictive``: for every draw, a class and features drawn
@@ -261,7 +261,7 @@ class NaiveBayesFit(FittedModel):
         >>> sorted(tree.children)
         ['log_likelihood', 'observed_data', 'posterior', 'posterior_predictive', 'prior']
         >>> tree["posterior"]["outlook"].dims
-        ('chain', 'draw', 'label', 'outlook_category')
+        ('chain', 'draw', 'class_label', 'outlook_category')
         """
         from bayesnb.posterior import posterior_tree
 
@@ -292,7 +292,7 @@ class NaiveBayesFit(FittedModel):
         >>> import bayesnb as bnb
         >>> fit = bnb.NaiveBayes().fit(bnb.datasets.play_tennis(), target="play")
         >>> ci = fit.credible_interval(prob=0.9)
-        >>> ci["class_prob"].sel(label="Yes").values.round(3)   # Beta(10, 6)
+        >>> ci["class_prob"].sel(class_label="Yes").values.round(3)   # Beta(10, 6)
         array([0.423, 0.809])
         """
         from bayesnb.posterior import credible_interval

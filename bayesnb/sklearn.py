@@ -103,7 +103,7 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
     array(['No', 'Yes'], dtype=object)
     >>> clf.predict(X.iloc[:2])
     array(['No', 'No'], dtype=object)
-    >>> clf.fit_.params["outlook"].sel(label="No").values   # (count + 1) / (5 + 3)
+    >>> clf.fit_.params["outlook"].sel(class_label="No").values   # (count + 1) / (5 + 3)
     array([0.125, 0.375, 0.5  ])
     """
 
@@ -299,7 +299,7 @@ class BernoulliNB(NaiveBayesClassifier):
     >>> from bayesnb.sklearn import BernoulliNB
     >>> X = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
     >>> clf = BernoulliNB(alpha=1.0).fit(X, ["a", "a", "b", "b"])
-    >>> clf.fit_.params["X"].sel(label="a").values      # (2 + 1)/(2 + 2), (1 + 1)/(2 + 2)
+    >>> clf.fit_.params["X"].sel(class_label="a").values      # (2 + 1)/(2 + 2), (1 + 1)/(2 + 2)
     array([0.75, 0.5 ])
     """
 
@@ -376,7 +376,7 @@ class CategoricalNB(NaiveBayesClassifier):
     >>> from bayesnb.sklearn import CategoricalNB
     >>> X = np.array([[0], [0], [1], [2]])
     >>> clf = CategoricalNB(alpha=1.0).fit(X, [0, 0, 1, 1])
-    >>> clf.fit_.params["x0"].sel(label=0).values        # (2+1)/(2+3), 1/5, 1/5
+    >>> clf.fit_.params["x0"].sel(class_label=0).values        # (2+1)/(2+3), 1/5, 1/5
     array([0.6, 0.2, 0.2])
     """
 
@@ -526,7 +526,7 @@ class MultinomialNB(NaiveBayesClassifier):
     >>> from bayesnb.sklearn import MultinomialNB
     >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 4, 1]])
     >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam"])
-    >>> clf.fit_.params["X"].sel(label="ham").values      # (5+1, 1+1, 1+1) / (7+3)
+    >>> clf.fit_.params["X"].sel(class_label="ham").values      # (5+1, 1+1, 1+1) / (7+3)
     array([0.6, 0.2, 0.2])
     """
 

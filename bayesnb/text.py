@@ -375,7 +375,7 @@ class TextNaiveBayes:
     >>> fit = TextNaiveBayes().fit(texts, labels, estimate="mean")
     >>> fit.predict(["win a prize"])
     array(['spam'], dtype=object)
-    >>> fit.params["word"].sel(label="spam", word_category="win").item()    # (3+1)/(7+8)
+    >>> fit.params["word"].sel(class_label="spam", word_category="win").item()    # (3+1)/(7+8)
     0.266667
     """
 
@@ -562,8 +562,8 @@ class TextFit:
     def params(self):
         """``xarray.Dataset``: ``class_prob`` and ``word``.
 
-        ``word`` has dims ``(label, word_category)`` for the multinomial model
-        (:math:`P(w_k \\mid c)`) and ``(label, word_feature)`` for the Bernoulli model
+        ``word`` has dims ``(class_label, word_category)`` for the multinomial model
+        (:math:`P(w_k \\mid c)`) and ``(class_label, word_feature)`` for the Bernoulli model
         (:math:`P(w_k \\text{ present} \\mid c)`); the coordinate is the vocabulary.
         """
         return self.model.params

@@ -157,7 +157,7 @@ def test_default_fit_smooths_playtennis_with_add_one():
         assert np.all(values > 0) and np.all(values < 1), name
     # Outlook given No: Overcast 0, Rain 2, Sunny 3 of N = 5, V = 3 values.
     np.testing.assert_allclose(
-        params["outlook"].sel(label="No").values,
+        params["outlook"].sel(class_label="No").values,
         [(0 + 1) / (5 + 3), (2 + 1) / (5 + 3), (3 + 1) / (5 + 3)],
         rtol=1e-15,
     )
@@ -173,7 +173,7 @@ def test_sklearn_classifier_defaults_to_the_posterior_mean():
     clf = NaiveBayesClassifier().fit(df.drop(columns="play"), df["play"])
     assert clf.estimate == "mean"
     np.testing.assert_allclose(
-        clf.fit_.params["outlook"].sel(label="Yes").values,
+        clf.fit_.params["outlook"].sel(class_label="Yes").values,
         [(4 + 1) / (9 + 3), (3 + 1) / (9 + 3), (2 + 1) / (9 + 3)],
         rtol=1e-15,
     )

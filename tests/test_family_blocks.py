@@ -115,7 +115,7 @@ def test_shared_categories_have_a_category_axis():
         for k in range(2):
             counts = np.bincount(X[y == k, j], minlength=4)
             expected = (counts + alpha[k]) / (counts.sum() + alpha[k].sum())
-            np.testing.assert_allclose(fit.params[f"x{j}"].sel(label=k).values, expected)
+            np.testing.assert_allclose(fit.params[f"x{j}"].sel(class_label=k).values, expected)
 
 
 def test_ragged_block_layout_and_its_guard(ragged):
@@ -278,7 +278,7 @@ def test_variances_far_from_zero_and_exact_zero_variance():
     X = 1e8 + rng.normal(0.0, 1e-2, (n, 2)) * (1 + y[:, None])
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
     for k in (0, 1):
-        np.testing.assert_allclose(fit.params.X_var.sel(label=k), X[y == k].var(axis=0), rtol=1e-8)
+        np.testing.assert_allclose(fit.params.X_var.sel(class_label=k), X[y == k].var(axis=0), rtol=1e-8)
     # A column constant within class 1, near the centre taken from class 0's rows: its
     # sum of squares must come out exactly 0, so ML refuses the infinite density.
     X[y == 1, 0] = 1e8 + 1e-3
@@ -291,8 +291,8 @@ def test_an_outlier_among_the_first_rows_does_not_spoil_the_centre():
     X, y = rng.normal(5.0, 1e-3, (3000, 1)), np.arange(3000) % 2
     X[0] = 1e9  # class 0's outlier, among the rows the centre is taken from
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
-    assert fit.params.X_var.sel(label=1).item() == pytest.approx(X[y == 1].var(), rel=1e-9)
-    assert fit.params.X_mu.sel(label=0).item() == pytest.approx(X[y == 0].mean(), rel=1e-12)
+    assert fit.params.X_var.sel(class_label=1).item() == pytest.approx(X[y == 1].var(), rel=1e-9)
+    assert fit.params.X_mu.sel(class_label=0).item() == pytest.approx(X[y == 0].mean(), rel=1e-12)
 
 
 def test_missing_values_found_late_are_marginalized():
@@ -303,10 +303,10 @@ def test_missing_values_found_late_are_marginalized():
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
     for k in (0, 1):
         rows = (y == k) & ~np.isnan(X[:, 1])
-        assert fit.params.X_mu.sel(label=k, X_feature="x1").item() == pytest.approx(
+        assert fit.params.X_mu.sel(class_label=k, X_feature="x1").item() == pytest.approx(
             X[rows, 1].mean(), rel=1e-12
         )
-        assert fit.counts.X_n.sel(label=k, X_feature="x1").item() == rows.sum()
+        assert fit.counts.X_n.sel(class_label=k, X_feature="x1").item() == rows.sum()
     jll = fit.joint_log_likelihood(X[-5:])
     mu, sigma = fit.params.X_mu.values, fit.params.X_sigma.values
     for k in (0, 1):

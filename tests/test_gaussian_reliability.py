@@ -48,8 +48,8 @@ def test_two_classes_far_apart_fit_ml_with_numpy_variances():
     y = [0] * 1500 + [1] * 1500
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
     for k, rows in ((0, slice(0, 1500)), (1, slice(1500, 3000))):
-        assert fit.params.X_var.sel(label=k).item() == pytest.approx(np.var(X[rows, 0]), rel=1e-12)
-        assert fit.params.X_mu.sel(label=k).item() == pytest.approx(np.mean(X[rows, 0]), rel=1e-14)
+        assert fit.params.X_var.sel(class_label=k).item() == pytest.approx(np.var(X[rows, 0]), rel=1e-12)
+        assert fit.params.X_mu.sel(class_label=k).item() == pytest.approx(np.mean(X[rows, 0]), rel=1e-14)
 
 
 @pytest.mark.parametrize("offset", [1e6, -3e9, 1e12])
@@ -64,12 +64,12 @@ def test_ml_variances_at_large_offsets_are_exact(offset):
         rows = X[y == k]
         exact = [exact_moments(rows[:, j]) for j in range(3)]
         var = [ss / m for m, _, ss in exact]
-        np.testing.assert_allclose(fit.params.X_var.sel(label=k).values, var, rtol=1e-13)
+        np.testing.assert_allclose(fit.params.X_var.sel(class_label=k).values, var, rtol=1e-13)
         mean = [mu for _, mu, _ in exact]
-        np.testing.assert_allclose(fit.params.X_mu.sel(label=k).values, mean, rtol=1e-15)
+        np.testing.assert_allclose(fit.params.X_mu.sel(class_label=k).values, mean, rtol=1e-15)
         if offset == 1e6:  # numpy's two-pass variance (and scikit-learn's) is exact here
             expected = rows.var(axis=0)
-            np.testing.assert_allclose(fit.params.X_var.sel(label=k).values, expected, rtol=1e-12)
+            np.testing.assert_allclose(fit.params.X_var.sel(class_label=k).values, expected, rtol=1e-12)
     if offset == 1e6:
         sk = GaussianNB(var_smoothing=0.0).fit(X, y)
         np.testing.assert_allclose(fit.params.X_var.values, sk.var_, rtol=1e-12)
@@ -190,10 +190,10 @@ def test_tiny_real_variance_is_not_zero_variance():
     X = np.r_[base, 50.0 + np.arange(8.0)][:, None]
     y = [0] * 8 + [1] * 8
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
-    assert fit.params.X_var.sel(label=0).item() == pytest.approx(
+    assert fit.params.X_var.sel(class_label=0).item() == pytest.approx(
         exact_moments(base)[2] / 8, rel=1e-12
     )
-    assert fit.params.X_var.sel(label=0).item() > 0
+    assert fit.params.X_var.sel(class_label=0).item() > 0
 
 
 def test_an_exactly_constant_class_has_exactly_zero_spread():
@@ -235,8 +235,8 @@ def test_values_beyond_1e154_at_an_offset_have_exact_variance():
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(x[:, None], y, estimate="ml")
     for k in (0, 1):
         n, mean, ss = exact_moments(x[y == k])
-        assert fit.params.X_var.sel(label=k).item() == pytest.approx(ss / n, rel=1e-12)
-        assert fit.params.X_mu.sel(label=k).item() == pytest.approx(mean, rel=1e-15)
+        assert fit.params.X_var.sel(class_label=k).item() == pytest.approx(ss / n, rel=1e-12)
+        assert fit.params.X_mu.sel(class_label=k).item() == pytest.approx(mean, rel=1e-15)
     proba = fit.predict_proba(x[:5, None])
     assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
 
@@ -265,13 +265,13 @@ def test_default_prior_map_variance_follows_each_class_spread():
         alpha_n = alpha0 + n / 2
         beta_n = beta0 + ss / 2  # kappa n (xbar - mu0)^2 / (2 kappa_n) = 0 at mu0 = xbar
         map_var = beta_n / (alpha_n + 1.5)
-        assert fit.params.X_var.sel(label=k).item() == pytest.approx(map_var, rel=1e-12)
-        assert fit.params.X_mu.sel(label=k).item() == pytest.approx(xbar, rel=1e-13)
+        assert fit.params.X_var.sel(class_label=k).item() == pytest.approx(map_var, rel=1e-12)
+        assert fit.params.X_mu.sel(class_label=k).item() == pytest.approx(xbar, rel=1e-13)
         assert map_var / x.var() <= 1.5 and x.var() / map_var <= 1.5
     mean = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="mean")
     n, ss = 200, ((b - b.mean()) ** 2).sum()
     expected = (ss / n + ss / 2) / (1 + n / 2 - 1)  # beta_n / (alpha_n - 1)
-    assert mean.params.X_var.sel(label=1).item() == pytest.approx(expected, rel=1e-12)
+    assert mean.params.X_var.sel(class_label=1).item() == pytest.approx(expected, rel=1e-12)
 
 
 def test_default_prior_of_a_single_row_class_takes_the_pooled_within_class_variance():
@@ -281,10 +281,10 @@ def test_default_prior_of_a_single_row_class_takes_the_pooled_within_class_varia
     # pooled within-class 1/N variance: (S_0 + S_1 + S_2) / N = (8 + 0.5 + 0) / 6
     within = (8.0 + 0.5) / 6
     # class 2: alpha_n = 1 + 1/2, beta_n = within + 0, E[sigma2] = beta_n / (alpha_n - 1)
-    assert fit.params.X_var.sel(label=2).item() == pytest.approx(within / 0.5, rel=1e-12)
-    assert fit.params.X_mu.sel(label=2).item() == pytest.approx(50.0, rel=1e-15)
+    assert fit.params.X_var.sel(class_label=2).item() == pytest.approx(within / 0.5, rel=1e-12)
+    assert fit.params.X_mu.sel(class_label=2).item() == pytest.approx(50.0, rel=1e-15)
     # class 0: beta = 8/3, alpha_n = 2.5, beta_n = 8/3 + 4
-    assert fit.params.X_var.sel(label=0).item() == pytest.approx((8 / 3 + 4) / 1.5, rel=1e-12)
+    assert fit.params.X_var.sel(class_label=0).item() == pytest.approx((8 / 3 + 4) / 1.5, rel=1e-12)
 
 
 def test_given_prior_parameters_are_used_as_given():
@@ -294,8 +294,8 @@ def test_given_prior_parameters_are_used_as_given():
     fit = bnb.NaiveBayes(bnb.Gaussian(prior)).fit(X, y, estimate="map")
     # class 1: n = 2, mean 10.5, S = 0.5; kappa_n = 4, alpha_n = 4
     beta_n = 2.0 + 0.25 + 2.0 * 2 * (10.5 - 5.0) ** 2 / (2 * 4)
-    assert fit.params.X_var.sel(label=1).item() == pytest.approx(beta_n / 5.5, rel=1e-12)
-    assert fit.params.X_mu.sel(label=1).item() == pytest.approx((10 + 21) / 4, rel=1e-12)
+    assert fit.params.X_var.sel(class_label=1).item() == pytest.approx(beta_n / 5.5, rel=1e-12)
+    assert fit.params.X_mu.sel(class_label=1).item() == pytest.approx((10 + 21) / 4, rel=1e-12)
 
 
 def test_em_default_prior_is_pooled_and_fixed_before_em():
@@ -376,7 +376,7 @@ def test_clustering_values_whose_variance_underflows_is_refused():
 def test_a_constant_class_of_tiny_values_is_still_constant():
     X = np.r_[np.full(4, 3e-320), np.arange(4.0)][:, None]
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, [0] * 4 + [1] * 4, estimate="map")
-    assert fit.params.X_mu.sel(label=0).item() == 3e-320
+    assert fit.params.X_mu.sel(class_label=0).item() == 3e-320
 
 
 @pytest.mark.parametrize("offset", [0.0, 1e9, -3e14])

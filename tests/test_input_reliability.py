@@ -233,7 +233,7 @@ def test_wide_frame_params_and_counts_are_per_column():
         np.testing.assert_allclose(
             fit.params[col].values, [(o + 1) / (s + 2) for s, o in zip(sizes, ones, strict=True)]
         )
-        assert fit.params[col].dims == ("label",)
+        assert fit.params[col].dims == ("class_label",)
     for j in range(5):
         col = f"k{j}"
         table = pd.crosstab(y, X[col]).to_numpy()
@@ -242,7 +242,7 @@ def test_wide_frame_params_and_counts_are_per_column():
             fit.params[col].values,
             (table + 1) / (table.sum(axis=1, keepdims=True) + table.shape[1]),
         )
-        assert fit.params[col].dims == ("label", f"{col}_category")
+        assert fit.params[col].dims == ("class_label", f"{col}_category")
 
 
 def test_wide_frame_predicts_as_one_feature_at_a_time():
@@ -310,7 +310,7 @@ def test_predict_and_params_keep_every_label_as_given(labels):
     pred = fit.predict(X)
     assert pred.shape == (4,)
     assert [p == t for p, t in zip(pred, y, strict=True)] == [True] * 4
-    assert list(fit.params["label"].values) == [labels[0], labels[1]]
+    assert list(fit.params["class_label"].values) == [labels[0], labels[1]]
     # Laplace: P(c = a | first class) = (2 + 1) / (2 + 2)
     assert fit.params["c"].values[0].tolist() == pytest.approx([0.75, 0.25])
     assert fit.counts["class_count"].values.tolist() == [2.0, 2.0]
@@ -321,8 +321,8 @@ def test_tuple_categories_export_with_one_coordinate_per_category():
     fit = bnb.NaiveBayes().fit(X, [0, 0, 1, 1])
     assert list(fit.params["c_category"].values) == [(1, 2), (3, 4)]
     # class 1 saw (3, 4) once and (1, 2) once: (1 + 1) / (2 + 2) each
-    assert fit.params["c"].sel(label=1).values.tolist() == pytest.approx([0.5, 0.5])
-    assert fit.counts["c"].sel(label=0).values.tolist() == [2.0, 0.0]
+    assert fit.params["c"].sel(class_label=1).values.tolist() == pytest.approx([0.5, 0.5])
+    assert fit.counts["c"].sel(class_label=0).values.tolist() == [2.0, 0.0]
     proba = fit.predict_proba(pd.DataFrame({"c": [(3, 4)]}))
     # prior (2+1)/(4+2) = 1/2 each; likelihoods 1/4 and 2/4: posterior 1/3, 2/3
     assert proba[0].tolist() == pytest.approx([1 / 3, 2 / 3])
@@ -336,10 +336,10 @@ def test_a_sparse_count_matrix_is_inferred_multinomial_and_a_presence_matrix_ber
     fit = bnb.NaiveBayes().fit(counts, y)
     assert fit.blocks[0].kind == "multinomial"
     # (count + 1) / (total + 3) per class, the default estimate="mean" under Dirichlet(1)
-    np.testing.assert_allclose(fit.params["X"].sel(label=0), [3 / 9, 4 / 9, 2 / 9], rtol=1e-12)
+    np.testing.assert_allclose(fit.params["X"].sel(class_label=0), [3 / 9, 4 / 9, 2 / 9], rtol=1e-12)
     presence = (counts > 0).astype(float)
     fit = bnb.NaiveBayes().fit(sparse.csr_array(presence), y)
     assert fit.blocks[0].kind == "bernoulli"
-    np.testing.assert_allclose(fit.params["X"].sel(label=1), [2 / 4, 2 / 4, 2 / 4], rtol=1e-12)
+    np.testing.assert_allclose(fit.params["X"].sel(class_label=1), [2 / 4, 2 / 4, 2 / 4], rtol=1e-12)
     mix = bnb.NaiveBayes().cluster(counts, 2, random_state=0)  # counts cluster too
     assert mix.blocks[0].kind == "multinomial" and mix.converged

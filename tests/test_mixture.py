@@ -249,7 +249,7 @@ def test_user_start_as_responsibilities_or_parameters_agree():
     from_dataset = model.cluster(
         X,
         2,
-        init=supervised.params.rename(label="component"),
+        init=supervised.params.rename(class_label="component"),
         n_init=1,
         max_iter=5,
         tol=0.0,
@@ -261,7 +261,7 @@ def test_user_start_as_responsibilities_or_parameters_agree():
     # The start is the supervised fit: its objective is EM's first value.
     ll = supervised.log_likelihood_rows(X).sum()
     prior = sum(
-        stats.dirichlet([2.0, 2.0]).logpdf(supervised.params[v].sel(label=c).values)
+        stats.dirichlet([2.0, 2.0]).logpdf(supervised.params[v].sel(class_label=c).values)
         for v in X.columns
         for c in supervised.labels
     ) + stats.dirichlet([1.0, 1.0]).logpdf(supervised.params["class_prob"].values)

@@ -45,18 +45,18 @@ def hand_joint(df, fit):
     p = fit.params
     out = np.zeros((len(df), len(fit.labels)))
     for k, c in enumerate(fit.labels):
-        out[:, k] += np.log(p.class_prob.sel(label=c).item())
-        table = p.color.sel(label=c)
+        out[:, k] += np.log(p.class_prob.sel(class_label=c).item())
+        table = p.color.sel(class_label=c)
         out[:, k] += np.log(table.sel(color_category=df.color.to_numpy()).values)
         out[:, k] += stats.norm(
-            p.size_mu.sel(label=c).item(), p.size_sigma.sel(label=c).item()
+            p.size_mu.sel(class_label=c).item(), p.size_sigma.sel(class_label=c).item()
         ).logpdf(df["size"])
-        theta = p.windy.sel(label=c).item()
+        theta = p.windy.sel(class_label=c).item()
         out[:, k] += np.where(df.windy, np.log(theta), np.log1p(-theta))
         bins = np.digitize(df.humidity, [70, 85])
         width = np.array([70.0, 15.0, 15.0])
-        out[:, k] += np.log(p.humidity.sel(label=c).values[bins] / width[bins])
-        words = p.words.sel(label=c)
+        out[:, k] += np.log(p.humidity.sel(class_label=c).values[bins] / width[bins])
+        words = p.words.sel(class_label=c)
         out[:, k] += df.w1 * np.log(words.sel(words_category="w1").item())
         out[:, k] += df.w2 * np.log(words.sel(words_category="w2").item())
     return out
@@ -77,11 +77,11 @@ def test_mixed_model_params_have_named_dims(mixed):
     df, features = mixed
     p = bnb.NaiveBayes(features).fit(df, target="label").params
     assert isinstance(p, xr.Dataset)
-    assert p.color.dims == ("label", "color_category")
+    assert p.color.dims == ("class_label", "color_category")
     assert list(p.color_category.values) == ["blue", "green", "red"]
-    assert p.size_mu.dims == ("label",)
-    assert p.windy.dims == ("label",)
-    assert p.words.dims == ("label", "words_category")
+    assert p.size_mu.dims == ("class_label",)
+    assert p.windy.dims == ("class_label",)
+    assert p.words.dims == ("class_label", "words_category")
     assert list(p.humidity_lower.values) == [0, 70, 85]
     np.testing.assert_allclose(p.color.sum("color_category"), 1.0)
 
@@ -90,12 +90,12 @@ def test_map_estimates_follow_the_formula(mixed):
     df, features = mixed
     fit = bnb.NaiveBayes(features).fit(df, target="label", estimate="map")
     counts = fit.counts
-    n = counts.color.sel(label="b")
+    n = counts.color.sel(class_label="b")
     expected = (n + 2.0 - 1) / (n.sum() + 3 * 2.0 - 3)
-    np.testing.assert_allclose(fit.params.color.sel(label="b"), expected, rtol=1e-14)
+    np.testing.assert_allclose(fit.params.color.sel(class_label="b"), expected, rtol=1e-14)
     # Beta(2, 3) on windy: (m + 2 - 1) / (N + 2 + 3 - 2)
-    w = counts.windy.sel(label="a").values  # [false, true]
-    assert fit.params.windy.sel(label="a").item() == pytest.approx((w[1] + 1) / (w.sum() + 3))
+    w = counts.windy.sel(class_label="a").values  # [false, true]
+    assert fit.params.windy.sel(class_label="a").item() == pytest.approx((w[1] + 1) / (w.sum() + 3))
 
 
 def _nig_posterior_by_hand(x, mu0, kappa0, alpha0, beta0):
@@ -122,14 +122,14 @@ def test_gaussian_map_and_mean_match_the_conjugate_posterior():
                 list(x[y == label]), 0.0, 0.5, 2.0, 1.5
             )
             var = beta_n / (alpha_n + 1.5) if estimate == "map" else beta_n / (alpha_n - 1)
-            assert fit.params.X_mu.sel(label=label).item() == pytest.approx(mu_n, rel=1e-12)
-            assert fit.params.X_var.sel(label=label).item() == pytest.approx(var, rel=1e-12)
+            assert fit.params.X_mu.sel(class_label=label).item() == pytest.approx(mu_n, rel=1e-12)
+            assert fit.params.X_var.sel(class_label=label).item() == pytest.approx(var, rel=1e-12)
     # the numbers of class 0 by hand: kappa_n = 3.5, mu_n = 3.8/3.5, alpha_n = 3.5,
     # beta_n = 1.5 + 2.52666.../2 + 0.5*3*(3.8/3)**2/7
     fit = bnb.NaiveBayes(bnb.Gaussian(prior)).fit(x[:, None], y, estimate="map")
     beta_n = 1.5 + (2.52666666666666667 / 2) + 0.5 * 3 * (3.8 / 3) ** 2 / 7
-    assert fit.params.X_mu.sel(label=0).item() == pytest.approx(3.8 / 3.5, rel=1e-12)
-    assert fit.params.X_var.sel(label=0).item() == pytest.approx(beta_n / 5.0, rel=1e-12)
+    assert fit.params.X_mu.sel(class_label=0).item() == pytest.approx(3.8 / 3.5, rel=1e-12)
+    assert fit.params.X_var.sel(class_label=0).item() == pytest.approx(beta_n / 5.0, rel=1e-12)
 
 
 def test_gaussian_predictive_is_student_t():
@@ -158,7 +158,7 @@ def test_binned_density_and_range_error():
         fit = bnb.NaiveBayes({"h": bnb.Binned([0, 70, 85, 100])}).fit(
             df, target="y", estimate="ml"
         )
-    np.testing.assert_allclose(fit.counts.h.sel(label="b").values, [0, 0, 2])  # 100 is in
+    np.testing.assert_allclose(fit.counts.h.sel(class_label="b").values, [0, 0, 2])  # 100 is in
     with pytest.raises(ValueError, match=r"Binned feature 'h' has edges from 0 to 100; got 101"):
         fit.predict(pd.DataFrame({"h": [101.0]}))
     with pytest.raises(ValueError, match="strictly increasing"):
@@ -182,7 +182,7 @@ def test_declared_category_never_seen_gets_smoothed_probability():
     train = pd.DataFrame({"c": ["x", "y", "x", "x"]})
     model = bnb.NaiveBayes({"c": bnb.Categorical(categories=["x", "y", "z"])})
     fit = model.fit(train, y=[0, 0, 1, 1], estimate="mean")
-    assert fit.params.c.sel(label=1, c_category="z").item() == pytest.approx(1 / 5)
+    assert fit.params.c.sel(class_label=1, c_category="z").item() == pytest.approx(1 / 5)
 
 
 def test_per_class_asymmetric_prior():
@@ -191,8 +191,8 @@ def test_per_class_asymmetric_prior():
     fit = bnb.NaiveBayes({"c": bnb.Categorical(bnb.Dirichlet(alpha))}).fit(
         train, y=[0, 0, 1, 1], estimate="mean"
     )
-    np.testing.assert_allclose(fit.params.c.sel(label=0), [2 / 6, 4 / 6])
-    np.testing.assert_allclose(fit.params.c.sel(label=1), [7 / 8, 1 / 8])
+    np.testing.assert_allclose(fit.params.c.sel(class_label=0), [2 / 6, 4 / 6])
+    np.testing.assert_allclose(fit.params.c.sel(class_label=1), [7 / 8, 1 / 8])
 
 
 def test_dtype_inference():
@@ -252,10 +252,10 @@ def test_gaussian_missing_values_are_marginalized():
     obs = ~np.isnan(X_missing[:, 1])
     for label in (0, 1):
         rows = obs & (y == label)
-        assert fit.params.X_mu.sel(label=label, X_feature="x1").item() == pytest.approx(
+        assert fit.params.X_mu.sel(class_label=label, X_feature="x1").item() == pytest.approx(
             X[rows, 1].mean()
         )
-        assert fit.params.X_var.sel(label=label, X_feature="x1").item() == pytest.approx(
+        assert fit.params.X_var.sel(class_label=label, X_feature="x1").item() == pytest.approx(
             X[rows, 1].var()
         )
     # A row missing x1 scores like a model of x0 alone (plus the class prior).
@@ -343,7 +343,7 @@ def test_bernoulli_zero_probabilities_rule_out_exactly_the_rows_that_use_them():
     y = [0, 0, 1, 1]
     with pytest.warns(bnb.ZeroProbabilityWarning):
         fit = bnb.NaiveBayes(bnb.Bernoulli()).fit(X, y, estimate="ml")
-    theta = fit.params.X.transpose("label", "X_feature").values
+    theta = fit.params.X.transpose("class_label", "X_feature").values
     query = np.array([[1, 1, 1], [0, 0, 0], [np.nan, 1, 0]])
     with np.errstate(divide="ignore"):
         expected = np.log(fit.params.class_prob.values) + np.array(
@@ -370,7 +370,7 @@ def test_per_class_beta_prior_on_a_block_with_as_many_columns_as_classes():
     y = [0, 0, 0, 1, 1]
     prior = bnb.Dirichlet([[1.0, 3.0], [2.0, 2.0]])  # class 0: Beta(3, 1); class 1: Beta(2, 2)
     fit = bnb.NaiveBayes(bnb.Bernoulli(prior)).fit(X, y, estimate="mean")
-    theta = fit.params.X.transpose("label", "X_feature").values
+    theta = fit.params.X.transpose("class_label", "X_feature").values
     np.testing.assert_allclose(theta[0], [(2 + 3) / (3 + 4), (2 + 3) / (3 + 4)])
     np.testing.assert_allclose(theta[1], [(1 + 2) / (2 + 4), (1 + 2) / (2 + 4)])
 

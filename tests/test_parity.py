@@ -54,7 +54,7 @@ def test_bernoulli_parity_on_complete_votes(complete_votes, alpha):
     X = vote_matrix(complete_votes)
     sk = sknb.BernoulliNB(alpha=alpha, class_prior=fit.params["class_prob"].values)
     sk.fit(X, complete_votes.party)
-    theta = fit.params["votes"].transpose("label", "votes_feature").values
+    theta = fit.params["votes"].transpose("class_label", "votes_feature").values
     np.testing.assert_allclose(np.log(theta), sk.feature_log_prob_, rtol=0, atol=TOL)
     np.testing.assert_allclose(
         fit.predict_proba(complete_votes.drop(columns="party")),
@@ -69,7 +69,7 @@ def test_bernoulli_parity_on_binarized_digits():
     Xb = (X > 7).astype(float)
     fit = bnb.NaiveBayes(bnb.Bernoulli(bnb.Beta(1, 1))).fit(Xb, y, estimate="mean")
     sk = sknb.BernoulliNB(alpha=1.0, class_prior=fit.params["class_prob"].values).fit(Xb, y)
-    theta = fit.params["X"].transpose("label", "X_feature").values
+    theta = fit.params["X"].transpose("class_label", "X_feature").values
     np.testing.assert_allclose(np.log(theta), sk.feature_log_prob_, rtol=0, atol=TOL)
     np.testing.assert_allclose(fit.predict_proba(Xb), sk.predict_proba(Xb), rtol=0, atol=TOL)
     np.testing.assert_array_equal(fit.predict(Xb), sk.predict(Xb))
@@ -140,7 +140,7 @@ def test_missing_votes_are_marginalized_exactly(votes):
     labels, theta, joint = hand_fit_observed(votes)
     assert fit.labels == labels
     for (c, f), value in theta.items():
-        assert fit.params[f].sel(label=c).item() == pytest.approx(value, rel=1e-13)
+        assert fit.params[f].sel(class_label=c).item() == pytest.approx(value, rel=1e-13)
     X = votes.drop(columns="party")
     ours = fit.joint_log_likelihood(X)
     assert ours.shape == (435, 2)  # no row dropped

@@ -80,30 +80,30 @@ def test_intervals_are_scipy_quantiles_of_the_exact_marginals(mixed):
         a = {"u": 2 + n_u, "v": 1 + n_v}
         expected = stats.beta(a[label], a["u"] + a["v"] - a[label]).ppf(q)
         np.testing.assert_allclose(
-            ci["class_prob"].sel(label=label).values, expected, rtol=0, atol=1e-12
+            ci["class_prob"].sel(class_label=label).values, expected, rtol=0, atol=1e-12
         )
         # Bernoulli b: Beta(2 + trues, 3 + falses), missing values left out
         b = df["b"][rows]
         ones, zeros = (b == 1).sum(), (b == 0).sum()
         expected = stats.beta(2 + ones, 3 + zeros).ppf(q)
-        np.testing.assert_allclose(ci["b"].sel(label=label).values, expected, atol=1e-12)
+        np.testing.assert_allclose(ci["b"].sel(class_label=label).values, expected, atol=1e-12)
         # Categorical c: Dirichlet([1, 2, .5]) + counts; each coordinate a Beta
         counts = df["c"][rows].value_counts().reindex(["a", "b", "c"], fill_value=0).to_numpy()
         post = np.array([1.0, 2.0, 0.5]) + counts
         for v, cat in enumerate(["a", "b", "c"]):
             expected = stats.beta(post[v], post.sum() - post[v]).ppf(q)
-            got = ci["c"].sel(label=label, c_category=cat).values
+            got = ci["c"].sel(class_label=label, c_category=cat).values
             np.testing.assert_allclose(got, expected, atol=1e-12)
         # Gaussian g: Student-t mean, inverse-gamma variance, its root for sigma
         mu, kappa, alpha, beta = gaussian_posterior(df["g"][rows].to_numpy())
         t = stats.t(2 * alpha, loc=mu, scale=math.sqrt(beta / (alpha * kappa)))
-        np.testing.assert_allclose(ci["g_mu"].sel(label=label).values, t.ppf(q), atol=1e-12)
+        np.testing.assert_allclose(ci["g_mu"].sel(class_label=label).values, t.ppf(q), atol=1e-12)
         ig = stats.invgamma(alpha, scale=beta)
-        np.testing.assert_allclose(ci["g_var"].sel(label=label).values, ig.ppf(q), rtol=1e-12)
+        np.testing.assert_allclose(ci["g_var"].sel(class_label=label).values, ig.ppf(q), rtol=1e-12)
         np.testing.assert_allclose(
-            ci["g_sigma"].sel(label=label).values, np.sqrt(ig.ppf(q)), rtol=1e-12
+            ci["g_sigma"].sel(class_label=label).values, np.sqrt(ig.ppf(q)), rtol=1e-12
         )
-    assert ci["c"].dims == ("label", "c_category", "ci_bound")
+    assert ci["c"].dims == ("class_label", "c_category", "ci_bound")
     assert list(ci["ci_bound"].values) == ["lower", "upper"]
     assert ci.attrs["method"] == "exact conjugate"
 
@@ -117,7 +117,7 @@ def test_default_prob_is_arviz_rcparams():
     # PlayTennis: 9 Yes and 5 No under Dirichlet(1): the class probability is Beta(10, 6).
     q = [(1 - rcParams["stats.ci_prob"]) / 2, (1 + rcParams["stats.ci_prob"]) / 2]
     np.testing.assert_allclose(
-        ci["class_prob"].sel(label="Yes").values, stats.beta(10, 6).ppf(q), atol=1e-12
+        ci["class_prob"].sel(class_label="Yes").values, stats.beta(10, 6).ppf(q), atol=1e-12
     )
 
 
@@ -131,10 +131,10 @@ def test_hdi_is_the_shortest_interval_of_its_mass(mixed):
     for label in ["u", "v"]:
         _, _, alpha, beta = gaussian_posterior(df["g"][y == label].to_numpy())
         ig = stats.invgamma(alpha, scale=beta)
-        lo, hi = hdi["g_var"].sel(label=label).values
+        lo, hi = hdi["g_var"].sel(class_label=label).values
         assert ig.cdf(hi) - ig.cdf(lo) == pytest.approx(prob, abs=1e-9)
         assert ig.pdf(lo) == pytest.approx(ig.pdf(hi), rel=1e-6)
-        e_lo, e_hi = eti["g_var"].sel(label=label).values
+        e_lo, e_hi = eti["g_var"].sel(class_label=label).values
         assert hi - lo < e_hi - e_lo
     # A symmetric marginal (Student-t mean): the HDI is the equal-tailed interval.
     np.testing.assert_allclose(hdi["g_mu"].values, eti["g_mu"].values, rtol=1e-7)
@@ -145,7 +145,7 @@ def test_hdi_of_a_monotone_density_starts_at_the_boundary():
     # shortest interval of mass p is [0, ppf(p)].
     games = pd.DataFrame({"win": [False] * 4, "team": "ours"})
     fit = bnb.NaiveBayes({"win": bnb.Bernoulli()}).fit(games, target="team")
-    lo, hi = fit.credible_interval(prob=0.9, kind="hdi")["win"].sel(label="ours").values
+    lo, hi = fit.credible_interval(prob=0.9, kind="hdi")["win"].sel(class_label="ours").values
     assert lo == pytest.approx(0.0, abs=1e-12)
     assert hi == pytest.approx(stats.beta(1, 5).ppf(0.9), abs=1e-9)
 
@@ -245,22 +245,22 @@ def test_pointwise_log_likelihood_by_hand(mixed):
         expected = np.zeros(len(df))
         for i in range(len(df)):
             k = y[i]
-            total = math.log(p["class_prob"].sel(label=k))
+            total = math.log(p["class_prob"].sel(class_label=k))
             g = df["g"].iloc[i]
             if not np.isnan(g):
                 total += stats.norm(
-                    float(p["g_mu"].sel(label=k)), float(p["g_sigma"].sel(label=k))
+                    float(p["g_mu"].sel(class_label=k)), float(p["g_sigma"].sel(class_label=k))
                 ).logpdf(g)
             c = df["c"].iloc[i]
             if not pd.isna(c):
-                total += math.log(float(p["c"].sel(label=k, c_category=c)))
+                total += math.log(float(p["c"].sel(class_label=k, c_category=c)))
             b = df["b"].iloc[i]
             if not np.isnan(b):
-                pb = float(p["b"].sel(label=k))
+                pb = float(p["b"].sel(class_label=k))
                 total += math.log(pb if b == 1 else 1 - pb)
             x = df["x"].iloc[i]
             j = min(int(x), 2)  # bins of width 1
-            total += math.log(float(p["x"].sel(label=k).isel(x_category=j)))
+            total += math.log(float(p["x"].sel(class_label=k).isel(x_category=j)))
             expected[i] = total
         got = tree["log_likelihood"]["label"].isel(chain=chain, draw=draw_).values
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
@@ -273,8 +273,8 @@ def test_posterior_means_match_the_conjugate_means(mixed):
     size = 4000
     for label in ["u", "v"]:
         mu, kappa, alpha, beta = gaussian_posterior(df["g"][y == label].to_numpy())
-        draws_mu = post["g_mu"].sel(label=label).values.ravel()
-        draws_var = post["g_var"].sel(label=label).values.ravel()
+        draws_mu = post["g_mu"].sel(class_label=label).values.ravel()
+        draws_var = post["g_var"].sel(class_label=label).values.ravel()
         sd_mu = math.sqrt(beta / ((alpha - 1) * kappa))
         assert abs(draws_mu.mean() - mu) < 4 * sd_mu / math.sqrt(size)
         mean_var, sd_var = beta / (alpha - 1), beta / ((alpha - 1) * math.sqrt(alpha - 2))
@@ -313,7 +313,7 @@ def test_every_family_and_sparse_counts():
     for X in (counts, sparse.csr_array(counts)):
         fit = bnb.NaiveBayes(bnb.Multinomial()).fit(X, y)
         tree = fit.posterior(draws=30, chains=2, random_state=0)
-        assert tree["posterior"]["X"].dims == ("chain", "draw", "label", "X_category")
+        assert tree["posterior"]["X"].dims == ("chain", "draw", "class_label", "X_category")
         np.testing.assert_allclose(tree["posterior"]["X"].sum("X_category").values, 1.0)
         drawn = tree["posterior_predictive"]["X"].values
         # every drawn document has its training row's length
@@ -329,7 +329,7 @@ def test_every_family_and_sparse_counts():
     assert tree["observed_data"]["X"].dims == ("row", "X_feature")
     gauss = bnb.NaiveBayes(bnb.Gaussian()).fit(rng.normal(size=(n, 3)), y)
     tree = gauss.posterior(draws=30, chains=2, random_state=0)
-    assert tree["posterior"]["X_mu"].dims == ("chain", "draw", "label", "X_feature")
+    assert tree["posterior"]["X_mu"].dims == ("chain", "draw", "class_label", "X_feature")
 
 
 def test_a_wide_block_is_left_out_of_the_data_groups_and_says_so(monkeypatch):
@@ -383,11 +383,11 @@ def test_posterior_predict_and_its_interval():
     fit = bnb.NaiveBayes().fit(df, target="play")
     X = df.drop(columns="play").iloc[:3]
     p = fit.posterior_predict(X, draws=500, chains=2, random_state=0)
-    assert p.dims == ("chain", "draw", "row", "label")
-    np.testing.assert_allclose(p.sum("label").values, 1.0, rtol=1e-12)
+    assert p.dims == ("chain", "draw", "row", "class_label")
+    np.testing.assert_allclose(p.sum("class_label").values, 1.0, rtol=1e-12)
     ci = fit.predictive_interval(X, prob=0.9, random_state=0)
     assert (ci["lower"] <= ci["mean"]).all() and (ci["mean"] <= ci["upper"]).all()
-    assert ci["lower"].dims == ("row", "label")
+    assert ci["lower"].dims == ("row", "class_label")
     samples = fit.posterior_predict(X, random_state=0).values.reshape(-1, 3, 2)
     np.testing.assert_allclose(ci["mean"].values, samples.mean(axis=0), rtol=1e-12)
     np.testing.assert_allclose(ci["upper"].values, np.quantile(samples, 0.95, axis=0), rtol=1e-12)

@@ -96,13 +96,13 @@ def test_play_tennis_tables(tennis_ml):
     for (feature, value), (yes, no) in expected.items():
         table = p[feature]
         sel = {f"{feature}_category": value}
-        assert table.sel(label="Yes", **sel).item() == pytest.approx(yes, abs=1e-15)
-        assert table.sel(label="No", **sel).item() == pytest.approx(no, abs=1e-15)
-    assert p["class_prob"].sel(label="Yes").item() == pytest.approx(9 / 14)
-    assert p["class_prob"].sel(label="No").item() == pytest.approx(5 / 14)
+        assert table.sel(class_label="Yes", **sel).item() == pytest.approx(yes, abs=1e-15)
+        assert table.sel(class_label="No", **sel).item() == pytest.approx(no, abs=1e-15)
+    assert p["class_prob"].sel(class_label="Yes").item() == pytest.approx(9 / 14)
+    assert p["class_prob"].sel(class_label="No").item() == pytest.approx(5 / 14)
     counts = tennis_ml.counts
-    assert counts["outlook"].sel(label="No", outlook_category="Sunny").item() == 3
-    assert counts["class_count"].sel(label="Yes").item() == 9
+    assert counts["outlook"].sel(class_label="No", outlook_category="Sunny").item() == 3
+    assert counts["class_count"].sel(class_label="Yes").item() == 9
 
 
 def test_play_tennis_decision(tennis_ml):
@@ -133,7 +133,7 @@ def test_m_estimate_outlook_given_no():
     fit = bnb.NaiveBayes({"outlook": bnb.Categorical(bnb.m_estimate(1, 1 / 3))}).fit(
         bnb.datasets.play_tennis()[["outlook", "play"]], target="play", estimate="mean"
     )
-    no = fit.params["outlook"].sel(label="No")
+    no = fit.params["outlook"].sel(class_label="No")
     assert no.sel(outlook_category="Overcast").item() == pytest.approx(1 / 18)
     assert no.sel(outlook_category="Sunny").item() == pytest.approx(5 / 9)
     assert no.sel(outlook_category="Rain").item() == pytest.approx(7 / 18)
@@ -161,22 +161,22 @@ def test_temperature_gaussian_both_variances():
         data, target="play", estimate="ml"
     )
     mu = unbiased.params["temperature_mu"]
-    assert mu.sel(label="Yes").item() == pytest.approx(194.8 / 9)
-    assert round(mu.sel(label="Yes").item(), 2) == 21.64
-    assert round(mu.sel(label="No").item(), 2) == 23.88
+    assert mu.sel(class_label="Yes").item() == pytest.approx(194.8 / 9)
+    assert round(mu.sel(class_label="Yes").item(), 2) == 21.64
+    assert round(mu.sel(class_label="No").item(), 2) == 23.88
     # The printed sigmas 2.35 and 7.09 come from the N-1 variance (ddof=1) ...
     sigma = unbiased.params["temperature_sigma"]
-    assert round(sigma.sel(label="Yes").item(), 2) == 2.35
-    assert round(sigma.sel(label="No").item(), 2) == 7.09
+    assert round(sigma.sel(class_label="Yes").item(), 2) == 2.35
+    assert round(sigma.sel(class_label="No").item(), 2) == 7.09
     # ... while the printed formula is the 1/N one, which gives 2.22 and 6.34.
     sigma_ml = ml.params["temperature_sigma"]
-    assert round(sigma_ml.sel(label="Yes").item(), 2) == 2.22
-    assert round(sigma_ml.sel(label="No").item(), 2) == 6.34
+    assert round(sigma_ml.sel(class_label="Yes").item(), 2) == 2.22
+    assert round(sigma_ml.sel(class_label="No").item(), 2) == 6.34
     # The slide's denominators 2*sigma^2 are printed as 11.09 and 50.25; with the
     # N-1 sigmas they are 11.08 and 100.52 (50.25 is sigma^2, not 2 sigma^2).
     var = unbiased.params["temperature_var"]
-    assert round(2 * var.sel(label="Yes").item(), 2) == 11.08
-    assert round(2 * var.sel(label="No").item(), 2) == 100.52
+    assert round(2 * var.sel(class_label="Yes").item(), 2) == 11.08
+    assert round(2 * var.sel(class_label="No").item(), 2) == 100.52
 
 
 def test_temperature_density_matches_formula():
@@ -202,7 +202,7 @@ def test_laplace_k_formula_and_limits():
         fit = bnb.NaiveBayes({"outlook": bnb.Categorical(bnb.laplace(k))}).fit(
             df, target="play", estimate="mean"
         )
-        no = fit.params["outlook"].sel(label="No")
+        no = fit.params["outlook"].sel(class_label="No")
         for value, c in counts.items():
             expected = (c + k) / (5 + 3 * k)
             assert no.sel(outlook_category=value).item() == pytest.approx(expected, rel=1e-14)
@@ -268,8 +268,8 @@ def test_linear_weights_formula():
     y = rng.integers(0, 2, 50)
     fit = bnb.NaiveBayes().fit(X, y=y, estimate="mean")
     theta_c = fit.params["class_prob"].values[1]
-    t = np.array([fit.params[c].sel(label=1).item() for c in "abc"])
-    f = np.array([fit.params[c].sel(label=0).item() for c in "abc"])
+    t = np.array([fit.params[c].sel(class_label=1).item() for c in "abc"])
+    f = np.array([fit.params[c].sel(class_label=0).item() for c in "abc"])
     w0, w = fit.linear_weights()
     expected_w0 = (
         np.log(theta_c) + np.log(1 - t).sum() - (np.log(1 - theta_c) + np.log(1 - f).sum())

@@ -169,10 +169,10 @@ def test_categorical_nb_domain_is_zero_to_max_or_min_categories():
     y = np.array([0, 0, 1, 1])
     fit = CategoricalNB(alpha=1.0).fit(X, y).fit_
     # class 0 saw x0 = 0 and 2 among {0, 1, 2}: (1+1, 0+1, 1+1) / (2+3)
-    np.testing.assert_allclose(fit.params["x0"].sel(label=0).values, [0.4, 0.2, 0.4])
+    np.testing.assert_allclose(fit.params["x0"].sel(class_label=0).values, [0.4, 0.2, 0.4])
     wide = CategoricalNB(alpha=1.0, min_categories=[5, 2]).fit(X, y).fit_
     np.testing.assert_allclose(
-        wide.params["x0"].sel(label=0).values, [2 / 7, 1 / 7, 2 / 7, 1 / 7, 1 / 7]
+        wide.params["x0"].sel(class_label=0).values, [2 / 7, 1 / 7, 2 / 7, 1 / 7, 1 / 7]
     )
     # a code beyond the domain at prediction is skipped like a missing value
     clf = CategoricalNB().fit(X, y)

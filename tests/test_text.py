@@ -141,10 +141,10 @@ def test_learn_and_classify_naive_bayes_text_by_hand():
     p_ham = [F(n + 1, 8 + 9) for n in (0, 2, 1, 2, 1, 0, 1, 0, 1)]
     assert p_spam[WORDS.index("win")] == F(4, 16) and sum(p_spam) == 1 == sum(p_ham)
     word = fit.params["word"]
-    assert word.dims == ("label", "word_category")
+    assert word.dims == ("class_label", "word_category")
     assert word["word_category"].values.tolist() == WORDS
-    np.testing.assert_allclose(word.sel(label="spam"), [float(p) for p in p_spam], rtol=1e-14)
-    np.testing.assert_allclose(word.sel(label="ham"), [float(p) for p in p_ham], rtol=1e-14)
+    np.testing.assert_allclose(word.sel(class_label="spam"), [float(p) for p in p_spam], rtol=1e-14)
+    np.testing.assert_allclose(word.sel(class_label="ham"), [float(p) for p in p_ham], rtol=1e-14)
     np.testing.assert_allclose(fit.params["class_prob"], [3 / 5, 2 / 5], rtol=1e-14)
 
     # CLASSIFY: positions = win, prize, now (a, free are not in the vocabulary)
@@ -170,10 +170,10 @@ def test_bernoulli_word_presence_by_hand():
     th_spam = [F(d + 1, 2 + 2) for d in spam_docs]
     th_ham = [F(d + 1, 3 + 2) for d in ham_docs]
     word = fit.params["word"]
-    assert word.dims == ("label", "word_feature")
+    assert word.dims == ("class_label", "word_feature")
     assert word["word_feature"].values.tolist() == WORDS
-    np.testing.assert_allclose(word.sel(label="spam"), [float(t) for t in th_spam], rtol=1e-14)
-    np.testing.assert_allclose(word.sel(label="ham"), [float(t) for t in th_ham], rtol=1e-14)
+    np.testing.assert_allclose(word.sel(class_label="spam"), [float(t) for t in th_spam], rtol=1e-14)
+    np.testing.assert_allclose(word.sel(class_label="ham"), [float(t) for t in th_ham], rtol=1e-14)
 
     present = {"win", "prize", "now"}
 
@@ -198,7 +198,7 @@ def test_bernoulli_ml_is_the_document_fraction():
     with pytest.warns(bnb.ZeroProbabilityWarning):
         fit = TextNaiveBayes("bernoulli").fit(TEXTS, LABELS, estimate="ml")
     np.testing.assert_allclose(
-        fit.params["word"].sel(label="ham"), [0, 2 / 3, 1 / 3, 2 / 3, 1 / 3, 0, 1 / 3, 0, 1 / 3]
+        fit.params["word"].sel(class_label="ham"), [0, 2 / 3, 1 / 3, 2 / 3, 1 / 3, 0, 1 / 3, 0, 1 / 3]
     )
 
 
@@ -428,7 +428,7 @@ def test_fit_matrix_and_matrix_scoring():
     fit = TextNaiveBayes().fit_matrix(X, ["a", "b", "a"], words=["x", "y", "z"])
     assert fit.params["word"]["word_category"].values.tolist() == ["x", "y", "z"]
     # class a: counts x 3, y 1, z 1 -> (n_k + 1) / (5 + 3)
-    np.testing.assert_allclose(fit.params["word"].sel(label="a"), [4 / 8, 2 / 8, 2 / 8])
+    np.testing.assert_allclose(fit.params["word"].sel(class_label="a"), [4 / 8, 2 / 8, 2 / 8])
     np.testing.assert_array_equal(fit.predict(X.toarray()), ["a", "b", "a"])
     with pytest.raises(ValueError, match="has 2 columns; the vocabulary has 3"):
         fit.predict(sparse.csr_array(np.ones((1, 2))))
@@ -670,7 +670,7 @@ def test_ml_zeros_survive_the_round_trip(tmp_path):
     fit.save(tmp_path / "ml.nc")
     got = bnb.load(tmp_path / "ml.nc")
     # P(prize | ham) = 0 under ML: ham is ruled out, as before saving
-    assert got.params["word"].sel(label="ham", word_category="prize").item() == 0.0
+    assert got.params["word"].sel(class_label="ham", word_category="prize").item() == 0.0
     np.testing.assert_array_equal(got.predict_proba(["prize now"]), [[0.0, 1.0]])
     with pytest.raises(bnb.errors.ZeroLikelihoodError):
         got.predict(["prize lunch"])

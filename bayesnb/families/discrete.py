@@ -536,7 +536,7 @@ class Categorical(_Discrete):
     side, (labels, sum of the columns' category counts), column ``j`` starting at
     ``segments()[j]``. A single column has the shape (labels, categories).
     ``params`` has one variable per column either way: named by the feature for a
-    single column and by the column in a block, with dims (label, <variable>_category).
+    single column and by the column in a block, with dims (class_label, <variable>_category).
 
     A block is read as one mixed-radix code per group of adjacent columns (the digit
     of a column is its category code + 1, and 0 when the value is missing), so
@@ -552,7 +552,7 @@ class Categorical(_Discrete):
     >>> fit = bnb.NaiveBayes(bnb.Categorical()).fit(X, [0, 0, 1, 1], estimate="mean")
     >>> [b.name for b in fit.blocks], fit.blocks[0].column_categories
     (['X'], [[0, 1], [0, 1, 2]])
-    >>> fit.params["x1"].sel(label=0).values          # (0+1)/5, (0+1)/5, (2+1)/5
+    >>> fit.params["x1"].sel(class_label=0).values          # (0+1)/5, (0+1)/5, (2+1)/5
     array([0.2, 0.2, 0.6])
     """
 
