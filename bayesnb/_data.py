@@ -367,8 +367,11 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
     return out
 
 
-def encode_labels(y, n_rows: int, labels=None):
+def encode_labels(y, n_rows: int, labels=None, *, remedy: str = ""):
     """Codes of ``y`` into sorted ``labels`` (learned when not given).
+
+    A label of ``y`` outside given ``labels`` raises an
+    :class:`~bayesnb.errors.InputError` naming it, followed by ``remedy``.
 
     Every label is kept as given (a list mixing strings and NaN is never turned
     into strings). A missing label (None, NaN, ``pd.NA``, NaT) raises an
@@ -392,8 +395,10 @@ def encode_labels(y, n_rows: int, labels=None):
     codes = pd.Index(labels, dtype=object, tupleize_cols=False).get_indexer(values.astype(object))
     if (codes < 0).any():
         stray = values[codes < 0].iloc[0]
+        stray = stray.item() if isinstance(stray, np.generic) else stray
         raise InputError(
             f"{what} has the label {stray!r}, which is not among the classes {labels[:10]!r}."
+            + (f" {remedy}" if remedy else "")
         )
     return np.asarray(codes, dtype=np.intp), labels
 
@@ -408,6 +413,30 @@ def check_labels(y, what: str = "y") -> None:
     check_labels_present(values, what)
     if values.dtype.kind != "c":  # complex labels: left to the caller's own check
         _sorted_labels(pd.unique(values).tolist(), what)
+
+
+def check_classes(classes) -> list:
+    """The labels declared with ``classes=`` (some may be absent from ``y``), sorted,
+    the order of every fit's labels: one label per entry, each once, none missing,
+    of types that can be ordered together (an error naming ``classes`` otherwise)."""
+    values = _label_values(classes, "classes")
+    if not len(values):
+        raise InputError(
+            "classes is empty; give the full list of class labels, e.g. classes=['a', 'b']."
+        )
+    check_labels_present(values, "classes")
+    labels = pd.unique(values).tolist()
+    if len(labels) != len(values):
+        seen, twice = set(), []
+        for v in values.tolist():
+            if v in seen and v not in twice:
+                twice.append(v)
+            seen.add(v)
+        raise InputError(
+            f"classes must list every class once; got {twice[:5]!r} more than once in "
+            f"{values.tolist()[:10]!r}. List each class label once."
+        )
+    return _sorted_labels(labels, "classes")
 
 
 def check_labels_present(values, what: str = "y") -> None:
