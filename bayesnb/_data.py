@@ -378,10 +378,17 @@ def encode_labels(y, n_rows: int, labels=None, *, remedy: str = ""):
     :class:`~bayesnb.errors.InputError`: supervised fitting needs the class of every
     row. So do labels of types that cannot be ordered together (strings and numbers).
     """
-    if labels is None and not isinstance(y, pd.Series):
+    if not isinstance(y, pd.Series):
         fast = _integer_codes(y, n_rows)
-        if fast is not None:
+        if fast is not None and labels is None:
             return fast
+        if fast is not None:  # y's own labels, then their places among ``labels``
+            codes, seen = fast
+            labels = list(labels)
+            where = pd.Index(labels, dtype=object, tupleize_cols=False).get_indexer(seen)
+            if (where < 0).any():
+                raise _stray_label("y", seen[int(np.flatnonzero(where < 0)[0])], labels, remedy)
+            return where[codes], labels
     what = "y" if getattr(y, "name", None) is None else f"y ({y.name!r})"
     values = pd.Series(_label_values(y, what), copy=False)
     if len(values) != n_rows:
@@ -394,13 +401,17 @@ def encode_labels(y, n_rows: int, labels=None, *, remedy: str = ""):
     labels = list(labels)
     codes = pd.Index(labels, dtype=object, tupleize_cols=False).get_indexer(values.astype(object))
     if (codes < 0).any():
-        stray = values[codes < 0].iloc[0]
-        stray = stray.item() if isinstance(stray, np.generic) else stray
-        raise InputError(
-            f"{what} has the label {stray!r}, which is not among the classes {labels[:10]!r}."
-            + (f" {remedy}" if remedy else "")
-        )
+        raise _stray_label(what, values[codes < 0].iloc[0], labels, remedy)
     return np.asarray(codes, dtype=np.intp), labels
+
+
+def _stray_label(what: str, stray, labels: list, remedy: str) -> InputError:
+    """The error for the label ``stray`` of ``what``, outside the given ``labels``."""
+    stray = stray.item() if isinstance(stray, np.generic) else stray
+    return InputError(
+        f"{what} has the label {stray!r}, which is not among the classes {labels[:10]!r}."
+        + (f" {remedy}" if remedy else "")
+    )
 
 
 def check_labels(y, what: str = "y") -> None:

@@ -13,6 +13,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import sparse
 from sklearn import naive_bayes as sknb
 from sklearn.base import clone
@@ -635,3 +637,53 @@ def test_fit_after_partial_fit_starts_over_and_partial_fit_after_fit_goes_on():
     np.testing.assert_allclose(
         clf.predict_proba(X), MultinomialNB().fit(X, y).predict_proba(X), **TOL
     )
+
+
+# -- property: any cut of any data -----------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(4, 40),
+    n_cuts=st.integers(1, 3),
+    weighted=st.booleans(),
+    estimate=st.sampled_from(["map", "mean", "predictive"]),
+)
+def test_any_cut_into_batches_is_one_fit(seed, n, n_cuts, weighted, estimate):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "b": rng.integers(0, 2, n).astype(float),
+            "c": rng.choice(["x", "y", "z"], n).astype(object),
+            "g": rng.normal(1e3, 1.0, n),
+            "m": rng.exponential(1.0, n),
+        }
+    )
+    X.loc[rng.random(n) < 0.2, "b"] = np.nan
+    X.loc[rng.random(n) < 0.2, "c"] = None
+    X.loc[rng.random(n) < 0.2, "g"] = np.nan
+    y = rng.integers(0, 3, n)
+    w = rng.uniform(0.1, 2.0, n) if weighted else None
+    model = bnb.NaiveBayes(
+        {
+            "b": bnb.Bernoulli(bnb.Beta(1.5, 2.0)),
+            "c": bnb.Categorical(bnb.Dirichlet(1.2), categories=["x", "y", "z"]),
+            "g": bnb.Gaussian(bnb.NormalInverseGamma(mu=1e3, kappa=0.1, alpha=2.0, beta=1.0)),
+            "m": bnb.Binned([0, 0.5, 1, 2, 1e6], bnb.Dirichlet(1.5)),
+        }
+    )
+    cuts = sorted(rng.choice(np.arange(1, n), size=min(n_cuts, n - 1), replace=False).tolist())
+    once = model.fit(X, y, estimate=estimate, sample_weight=w, classes=[0, 1, 2])
+    parts = split(X, y, *cuts, w=w)
+    first, *later = parts
+    fit = model.fit(
+        first[0],
+        first[1],
+        estimate=estimate,
+        sample_weight=w[: cuts[0]] if weighted else None,
+        classes=[0, 1, 2],
+    )
+    for part in later:
+        fit = fit.update(part[0], part[1], sample_weight=part[2] if weighted else None)
+    assert_same_fit(fit, once)

@@ -845,7 +845,16 @@ class Categorical(_Discrete):
         taken together."""
         frame = data if isinstance(data, pd.DataFrame) else None
         arr = None if frame is not None else _as_2d(data)
+        inside = None  # integer codes: whether every value of a column is in 0 .. V-1
+        ranges = all(map(_is_range, self.column_categories))
+        if arr is not None and arr.dtype.kind in "iu" and ranges:
+            sizes = np.asarray(self.column_sizes())
+            if arr.min() >= 0 and arr.max() < sizes.min():  # one read of the block
+                return
+            inside = (arr.min(axis=0) >= 0) & (arr.max(axis=0) < sizes)
         for j, categories in enumerate(self.column_categories):
+            if inside is not None and inside[j]:
+                continue
             col = frame.iloc[:, j] if frame is not None else pd.Series(arr[:, j], copy=False)
             if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f":
                 self._check_finite(col.to_numpy(), j)
