@@ -367,18 +367,28 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
     return out
 
 
-def encode_labels(y, n_rows: int, labels=None):
+def encode_labels(y, n_rows: int, labels=None, *, remedy: str = ""):
     """Codes of ``y`` into sorted ``labels`` (learned when not given).
+
+    A label of ``y`` outside given ``labels`` raises an
+    :class:`~bayesnb.errors.InputError` naming it, followed by ``remedy``.
 
     Every label is kept as given (a list mixing strings and NaN is never turned
     into strings). A missing label (None, NaN, ``pd.NA``, NaT) raises an
     :class:`~bayesnb.errors.InputError`: supervised fitting needs the class of every
     row. So do labels of types that cannot be ordered together (strings and numbers).
     """
-    if labels is None and not isinstance(y, pd.Series):
+    if not isinstance(y, pd.Series):
         fast = _integer_codes(y, n_rows)
-        if fast is not None:
+        if fast is not None and labels is None:
             return fast
+        if fast is not None:  # y's own labels, then their places among ``labels``
+            codes, seen = fast
+            labels = list(labels)
+            where = pd.Index(labels, dtype=object, tupleize_cols=False).get_indexer(seen)
+            if (where < 0).any():
+                raise _stray_label("y", seen[int(np.flatnonzero(where < 0)[0])], labels, remedy)
+            return where[codes], labels
     what = "y" if getattr(y, "name", None) is None else f"y ({y.name!r})"
     values = pd.Series(_label_values(y, what), copy=False)
     if len(values) != n_rows:
@@ -391,11 +401,17 @@ def encode_labels(y, n_rows: int, labels=None):
     labels = list(labels)
     codes = pd.Index(labels, dtype=object, tupleize_cols=False).get_indexer(values.astype(object))
     if (codes < 0).any():
-        stray = values[codes < 0].iloc[0]
-        raise InputError(
-            f"{what} has the label {stray!r}, which is not among the classes {labels[:10]!r}."
-        )
+        raise _stray_label(what, values[codes < 0].iloc[0], labels, remedy)
     return np.asarray(codes, dtype=np.intp), labels
+
+
+def _stray_label(what: str, stray, labels: list, remedy: str) -> InputError:
+    """The error for the label ``stray`` of ``what``, outside the given ``labels``."""
+    stray = stray.item() if isinstance(stray, np.generic) else stray
+    return InputError(
+        f"{what} has the label {stray!r}, which is not among the classes {labels[:10]!r}."
+        + (f" {remedy}" if remedy else "")
+    )
 
 
 def check_labels(y, what: str = "y") -> None:
@@ -408,6 +424,30 @@ def check_labels(y, what: str = "y") -> None:
     check_labels_present(values, what)
     if values.dtype.kind != "c":  # complex labels: left to the caller's own check
         _sorted_labels(pd.unique(values).tolist(), what)
+
+
+def check_classes(classes) -> list:
+    """The labels declared with ``classes=`` (some may be absent from ``y``), sorted,
+    the order of every fit's labels: one label per entry, each once, none missing,
+    of types that can be ordered together (an error naming ``classes`` otherwise)."""
+    values = _label_values(classes, "classes")
+    if not len(values):
+        raise InputError(
+            "classes is empty; give the full list of class labels, e.g. classes=['a', 'b']."
+        )
+    check_labels_present(values, "classes")
+    labels = pd.unique(values).tolist()
+    if len(labels) != len(values):
+        seen, twice = set(), []
+        for v in values.tolist():
+            if v in seen and v not in twice:
+                twice.append(v)
+            seen.add(v)
+        raise InputError(
+            f"classes must list every class once; got {twice[:5]!r} more than once in "
+            f"{values.tolist()[:10]!r}. List each class label once."
+        )
+    return _sorted_labels(labels, "classes")
 
 
 def check_labels_present(values, what: str = "y") -> None:

@@ -10,6 +10,7 @@ import xarray as xr
 
 from bayesnb._data import (
     Table,
+    check_classes,
     check_features,
     class_labels,
     declare,
@@ -99,6 +100,7 @@ class NaiveBayes:
         class_estimate: str | None = None,
         sample_weight=None,
         feature_names=None,
+        classes=None,
     ) -> NaiveBayesFit:
         """Fit the declared model to labelled data.
 
@@ -124,6 +126,12 @@ class NaiveBayes:
             ``"mean"``: (class count + 1) / (N + K)).
         sample_weight : array_like, optional
             Non-negative row weights, one per row, not all zero.
+        classes : sequence, optional
+            Every class label, including those absent from ``y`` (each gets counts 0,
+            so its parameters are its prior's). Default: the labels in ``y``. The
+            labels are kept sorted either way; a label of ``y`` not in ``classes`` is
+            an error. Give it when later batches (:meth:`NaiveBayesFit.update`) may
+            hold classes this one does not: the first fit fixes the labels.
 
         Returns
         -------
@@ -136,7 +144,15 @@ class NaiveBayes:
         X, y, target_name = split_target(X, y, target)
         table = Table(X, feature_names=feature_names)
         table.check_not_empty()
-        codes, labels = encode_labels(y, table.n_rows)
+        if classes is None:
+            codes, labels = encode_labels(y, table.n_rows)
+        else:
+            codes, labels = encode_labels(
+                y,
+                table.n_rows,
+                labels=check_classes(classes),
+                remedy="Add it to classes=, which lists every class label.",
+            )
         resp = class_labels(codes, len(labels), sample_weight)
         blocks = self.bind(table, resp.weights, counted=True)
         stats = count_blocks(blocks, table, resp)
@@ -407,6 +423,107 @@ class NaiveBayesFit(FittedModel):
         w = (log1[1] - log0[1]) - (log1[0] - log0[0])
         w0 = (self.class_log_prob[1] - self.class_log_prob[0]) + (log0[1] - log0[0]).sum()
         return float(w0), xr.DataArray(w, dims=("feature",), coords={"feature": names})
+
+    def update(self, X, y=None, *, target=None, sample_weight=None) -> NaiveBayesFit:
+        """The fit after one more batch of labelled rows (sequential Bayesian updating).
+
+        This fit's posterior serves as the prior of the batch: the batch is counted
+        with this fit's own bound features (their categories, values and priors), its
+        statistics are merged with this fit's, and the parameters are estimated from
+        the merged statistics. A fit is a value: this one is unchanged, and a new one
+        is returned, whose ``training`` is this fit's batches plus ``X``.
+
+        The conjugate update is exact, so fitting in batches equals fitting once on
+        all the rows (to round-off) for every declared prior. A Gaussian's default
+        prior depends on the data: it is resolved from the first fit's rows and stays
+        fixed, so batches equal one fit that declares the prior the first fit
+        resolved (``fit.blocks[i].prior``).
+
+        Parameters
+        ----------
+        X : DataFrame, ndarray or sparse matrix
+            The batch, in the form and with the columns of the first fit.
+        y : array_like, optional
+            The batch's class labels, each among ``labels`` (the first fit fixes the
+            labels: pass ``classes=`` to it for classes that come later).
+            Alternatively name a column of ``X`` with ``target``.
+        sample_weight : array_like, optional
+            Non-negative row weights, one per row, not all zero.
+
+        Returns
+        -------
+        NaiveBayesFit
+
+        Notes
+        -----
+        A categorical value outside the first fit's categories is an error here (at
+        prediction it is marginalized): dropping it from the counts would make the
+        batches differ from one fit. A model read by :func:`bayesnb.load` has its
+        statistics, so it can be updated; it keeps no training rows, so the new fit's
+        ``training`` holds the new batch alone.
+
+        Examples
+        --------
+        Seed 003's Beta updating: a Beta(4, 7) prior on a win, then one win and two
+        losses, then two more losses.
+
+        >>> import pandas as pd, bayesnb as bnb
+        >>> model = bnb.NaiveBayes({"win": bnb.Bernoulli(bnb.Beta(4, 7))})
+        >>> first = pd.DataFrame({"win": [True, False, False], "team": "ours"})
+        >>> fit = model.fit(first, target="team")   # Beta(5, 9): mean 5/14
+        >>> round(fit.params["win"].item() * 14, 12)
+        5.0
+        >>> later = pd.DataFrame({"win": [False, False], "team": "ours"})
+        >>> after = fit.update(later, target="team")  # Beta(5, 11): mean 5/16
+        >>> round(after.params["win"].item() * 16, 12), len(after.training)
+        (5.0, 2)
+        """
+        if y is None and target is None:
+            hint = (
+                f" (e.g. target={self.target!r}, the first fit's)"
+                if self.is_frame and hasattr(X, "columns") and self.target in X.columns
+                else ""
+            )
+            raise InputError(
+                "update needs the class of every row of the batch: pass y= or target=, "
+                f"naming a column of X{hint}; got neither."
+            )
+        X, y, _ = split_target(X, y, target)
+        table = self._table(X)
+        if table.n_rows == 0:
+            raise InputError(
+                f"update got an empty batch: X has no rows (shape {table.shape}). Give at "
+                "least one labelled row; without new rows the fit stands as it is."
+            )
+        for block in self.blocks:
+            block.check_update(table.take(block.columns))
+        codes, _ = encode_labels(
+            y,
+            table.n_rows,
+            labels=self.labels,
+            remedy=(
+                "The first fit fixes the labels; to update with a class it did not see, "
+                "pass every class to the first fit: fit(..., classes=[...])."
+            ),
+        )
+        resp = class_labels(codes, len(self.labels), sample_weight)
+        batch = count_blocks(self.blocks, table, resp)
+        fit = type(self).from_statistics(
+            labels=self.labels,
+            blocks=list(self.blocks),
+            stats=[
+                block.merge_stats(old, new)
+                for block, old, new in zip(self.blocks, self.stats, batch, strict=True)
+            ],
+            class_counts=self.class_counts + resp.totals(),
+            class_prior=self.class_prior,
+            estimates={**self.estimates, "features": dict(self.estimates["features"])},
+            feature_names=self.feature_names,
+            is_frame=self.is_frame,
+            target=self.target,
+        )
+        fit.training = [*self.training, TrainingRows(table, resp)]
+        return fit
 
 
 def count_parameters(domain_sizes, n_labels: int | None = None) -> dict:

@@ -21,6 +21,7 @@ them.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -34,11 +35,12 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesnb._data import check_labels
+from bayesnb._data import Table, check_classes, check_labels
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
-from bayesnb.naive_bayes import NaiveBayes
-from bayesnb.priors import Beta, Dirichlet, check_estimate
+from bayesnb.families._kernels import value_array
+from bayesnb.naive_bayes import NaiveBayes, NaiveBayesFit
+from bayesnb.priors import Beta, Dirichlet, ZeroProbabilityWarning, check_estimate
 
 __all__ = [
     "BernoulliNB",
@@ -167,9 +169,9 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_frame(self, X, y, *, reset: bool):
         if y is None:
-            out = validate_data(self, X, reset=reset, skip_check_array=True)
+            validate_data(self, X, reset=reset, skip_check_array=True)
         else:
-            out = validate_data(self, X, y, reset=reset, skip_check_array=True)
+            X, y = validate_data(self, X, y, reset=reset, skip_check_array=True)
         if X.shape[0] < 1 or X.shape[1] < 1:
             raise InputError(
                 f"X has shape {X.shape}; fitting and prediction need at least 1 sample(s) "
@@ -177,9 +179,9 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
             )
         if not reset and not self.fit_.is_frame:  # fitted on an array, given a DataFrame
             X = validate_data(self, X.to_numpy(), reset=False, **self._check_array_params())
-            return self._prepare(X)
+            X = self._prepare(X)
         if y is None:
-            return out
+            return X
         y = column_or_1d(y, warn=True)
         assert_all_finite(y, input_name="y")
         return X, y
@@ -215,6 +217,75 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         )
         self.classes_ = np.unique(y)
         return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Fit on one more batch of rows (scikit-learn's incremental learning).
+
+        The first call fits the batch as :meth:`fit` does, over every class in
+        ``classes``; each later call updates the fitted model with its batch
+        (:meth:`bayesnb.NaiveBayesFit.update`): the posterior after the batches so far
+        is the prior of the next, so the batches together give the model one
+        :meth:`fit` on all their rows gives (with the Gaussian's default prior, the
+        one resolved from the first batch). :meth:`fit` starts over; ``partial_fit``
+        after :meth:`fit` goes on from it, as in scikit-learn.
+
+        What the first batch fixes stays: the classes, and the families inferred from
+        its dtypes (``features=None``) with the categories learnt from it. A later
+        label or category outside them is an error naming it; declare ``features``
+        (with ``categories=``) for data whose later batches may hold new values.
+
+        Parameters
+        ----------
+        X : DataFrame, array_like or sparse matrix of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+            Class labels, each among ``classes``.
+        classes : array_like of shape (n_classes,), optional
+            Every class label, including those absent from this batch. Required on
+            the first call; a later call may repeat it (the same labels) or leave it
+            out.
+        sample_weight : array_like of shape (n_samples,), optional
+            Non-negative row weights, not all zero.
+
+        Returns
+        -------
+        self
+        """
+        first = getattr(self, "classes_", None) is None
+        if first and classes is None:
+            raise InputError(
+                "classes must be passed on the first call to partial_fit: the full list "
+                "of class labels, including those absent from this batch (e.g. "
+                "classes=np.unique(y_all)). Later calls may leave it out."
+            )
+        if not first and classes is not None and check_classes(classes) != self.fit_.labels:
+            raise InputError(
+                f"classes={classes!r} is not the same as on the first call to partial_fit, "
+                f"which fixed the classes {self.fit_.labels!r}. Give the same labels, or "
+                "leave classes out after the first call (fit starts over)."
+            )
+        self._check_params()
+        check_labels(y)
+        X, y = self._validate(X, y, reset=first)
+        check_classification_targets(y)
+        if first:
+            model = NaiveBayes(self._declaration(X), class_prior=self.class_prior)
+            self.fit_ = model.fit(
+                X,
+                y,
+                estimate=self.estimate,
+                class_estimate=self.class_estimate,
+                sample_weight=sample_weight,
+                classes=classes,
+            )
+            self.classes_ = value_array(self.fit_.labels)
+        else:
+            self._before_update(X)
+            self.fit_ = self.fit_.update(X, y, sample_weight=sample_weight)
+        return self
+
+    def _before_update(self, X) -> None:
+        """Adapt ``fit_`` to the validated batch ``X`` of a later :meth:`partial_fit`
+        call before it is counted (nothing by default)."""
 
     # -- prediction ----------------------------------------------------------------------
     def predict_joint_log_proba(self, X):
@@ -358,7 +429,8 @@ class CategoricalNB(NaiveBayesClassifier):
     Feature ``j`` takes the values ``0 .. n_j - 1`` with
     ``n_j = max(X[:, j].max() + 1, min_categories[j])``, as in scikit-learn. A value
     outside that range at prediction time is treated like a missing one: its factor
-    is left out.
+    is left out. In :meth:`partial_fit`, ``n_j`` grows with the largest code of every
+    batch so far, as in scikit-learn.
 
     Parameters
     ----------
@@ -414,15 +486,19 @@ class CategoricalNB(NaiveBayesClassifier):
                 )
         return X
 
-    def _n_categories(self, X) -> np.ndarray:
+    def _n_categories(self, X, *, later: bool = False) -> np.ndarray:
+        """Every feature's number of categories: its largest code + 1, at least
+        ``min_categories``. ``later``: a later batch of :meth:`partial_fit`, where a
+        feature with no observed value (all NaN) has no code and is left as it is."""
         if X.dtype.kind == "f":
             empty = np.isnan(X).all(axis=0)
-            if empty.any():
+            if empty.any() and not later:
                 raise InputError(
                     f"CategoricalNB: feature {int(np.flatnonzero(empty)[0])} of X has no "
                     "observed value (all NaN). Drop it."
                 )
-            top = np.nanmax(X, axis=0)
+            top = np.full(X.shape[1], -1.0)
+            top[~empty] = np.nanmax(X[:, ~empty], axis=0)
         else:
             top = X.max(axis=0)
         seen = (top + 1).astype(int)
@@ -455,6 +531,45 @@ class CategoricalNB(NaiveBayesClassifier):
             f"x{j}": Categorical(Dirichlet(alpha), categories=range(int(n)))
             for j, n in enumerate(self._n_categories(X))
         }
+
+    def _before_update(self, X) -> None:
+        """Widen the features whose codes in the batch ``X`` exceed those seen so far,
+        as scikit-learn's CategoricalNB does in ``partial_fit``: feature ``j`` takes
+        ``0 .. n_j - 1`` with ``n_j`` the largest code + 1 of every batch so far. The
+        new categories get counts 0 until then, so under the symmetric
+        ``Dirichlet(alpha)`` the batches still give what one fit on all their rows
+        gives (a fit whose domains are those of all the rows)."""
+        fit = self.fit_
+        sizes = [len(block.categories) for block in fit.blocks]
+        wanted = np.maximum(self._n_categories(X, later=True), sizes)
+        if list(wanted) == sizes:
+            return
+        table = Table(X, feature_names=fit.feature_names)
+        blocks, stats = [], []
+        for block, st, size, n in zip(fit.blocks, fit.stats, sizes, wanted, strict=True):
+            if n > size:
+                data = table.take(block.columns)
+                block = Categorical(block.prior, categories=range(int(n))).bind(
+                    block.name, block.columns, data
+                )
+                st = {"counts": np.pad(st["counts"], [(0, 0), (0, int(n) - size)])}
+            blocks.append(block)
+            stats.append(st)
+        with warnings.catch_warnings():  # the update that follows warns, if still due
+            warnings.simplefilter("ignore", ZeroProbabilityWarning)
+            wider = NaiveBayesFit.from_statistics(
+                labels=fit.labels,
+                blocks=blocks,
+                stats=stats,
+                class_counts=fit.class_counts,
+                class_prior=fit.class_prior,
+                estimates=fit.estimates,
+                feature_names=fit.feature_names,
+                is_frame=fit.is_frame,
+                target=fit.target,
+            )
+        wider.training = fit.training
+        self.fit_ = wider
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -221,6 +221,18 @@ class Family:
     def _coords(self) -> dict:
         return {self._feature_dim(): self.columns} if self.multi_column else {}
 
+    # -- sequential updating (see bayesnb.NaiveBayesFit.update) ---------------------------
+    def merge_stats(self, a: dict, b: dict) -> dict:
+        """The statistics of two disjoint batches of rows taken together: ``a`` and
+        ``b`` as :meth:`count` returns them (same shapes), merged into new arrays."""
+        raise NotImplementedError(f"{type(self).__name__} cannot merge statistics")
+
+    def check_update(self, data) -> None:
+        """Raise an :class:`~bayesnb.errors.InputError` when a later batch ``data`` (this
+        bound block's columns) holds a value the block cannot count without dropping
+        it. Nothing by default: most families' encodings already raise on such a value
+        (a Bernoulli's two values, a Binned feature's edges)."""
+
 
 # ----------------------------------------------------------------------------------------
 # Fused runs: adjacent single-column features processed as one block

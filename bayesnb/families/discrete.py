@@ -214,6 +214,11 @@ class _Discrete(Family):
             out["counts"][self.name] = xr.DataArray(stats["counts"], dims=dims, coords=coords)
         return out
 
+    # -- sequential updating (see bayesnb.NaiveBayesFit.update) ---------------------------
+    def merge_stats(self, a: dict, b: dict) -> dict:
+        """Counts of two disjoint batches add."""
+        return {"counts": np.add(a["counts"], b["counts"])}
+
 
 class Bernoulli(_Discrete):
     """A Boolean feature, or a block of them (``columns=[...]``), with a Beta prior.
@@ -921,6 +926,43 @@ class Categorical(_Discrete):
                 out["counts"][var] = xr.DataArray(counts[:, part], dims=dims, coords=coords)
         return out
 
+    # -- sequential updating (see bayesnb.NaiveBayesFit.update) ---------------------------
+    def check_update(self, data) -> None:
+        """Raise an :class:`InputError` naming the column and the values when a later
+        batch holds a value outside the categories this block was bound with (learnt
+        or declared by the first fit): counting would drop it, as a prediction
+        marginalizes it, and the statistics would no longer be those of every batch
+        taken together."""
+        frame = data if isinstance(data, pd.DataFrame) else None
+        arr = None if frame is not None else _as_2d(data)
+        inside = None  # integer codes: whether every value of a column is in 0 .. V-1
+        ranges = all(map(_is_range, self.column_categories))
+        if arr is not None and arr.dtype.kind in "iu" and ranges:
+            sizes = np.asarray(self.column_sizes())
+            if arr.min() >= 0 and arr.max() < sizes.min():  # one read of the block
+                return
+            inside = (arr.min(axis=0) >= 0) & (arr.max(axis=0) < sizes)
+        for j, categories in enumerate(self.column_categories):
+            if inside is not None and inside[j]:
+                continue
+            col = frame.iloc[:, j] if frame is not None else pd.Series(arr[:, j], copy=False)
+            if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f":
+                self._check_finite(col.to_numpy(), j)
+            index = pd.Index(categories, tupleize_cols=False).get_indexer(col)
+            outside = (index < 0) & col.notna().to_numpy()
+            if outside.any():
+                bad = pd.unique(col.to_numpy(dtype=object)[outside]).tolist()
+                raise InputError(
+                    f"Categorical feature {self._variable(j)!r}: column {self.columns[j]!r} "
+                    f"of the batch has {int(outside.sum())} value(s) outside the categories "
+                    f"of the first fit {categories[:10]!r}"
+                    f"{'...' if len(categories) > 10 else ''}: "
+                    f"{[_plain(v) for v in bad[:5]]!r}. An update counts its rows in the "
+                    "first fit's categories, where such a value has no place. Declare every "
+                    "category of the column for the first fit (Categorical(categories=[...])) "
+                    "and fit again."
+                )
+
 
 class Binned(Categorical):
     """A continuous feature cut into ranges, uniform within each (the seeds' histogram).
@@ -1042,6 +1084,9 @@ class Binned(Categorical):
                     }
                 )
         return out
+
+    def check_update(self, data) -> None:
+        """Nothing: the bins are the categories, and :meth:`codes` checks the edges."""
 
 
 class Multinomial(_Discrete):

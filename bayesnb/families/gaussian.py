@@ -13,7 +13,7 @@ from bayesnb.families._kernels import Labels, _as_float_matrix
 from bayesnb.families.base import Family
 from bayesnb.marginals import InverseGammaMarginal, SqrtOf, StudentTMarginal
 from bayesnb.priors import NormalInverseGamma
-from bayesnb.sufficient import pool_stats
+from bayesnb.sufficient import merge_stats, pool_stats
 
 LOG_2PI = np.log(2.0 * np.pi)
 
@@ -382,6 +382,13 @@ class Gaussian(Family):
         for key, value in (stats or {}).items():
             out["counts"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims, coords=coords)
         return out
+
+    # -- sequential updating (see bayesnb.NaiveBayesFit.update) ---------------------------
+    def merge_stats(self, a: dict, b: dict) -> dict:
+        """Counts, means and sums of squares of two disjoint batches merged by the
+        pairwise update of Chan, Golub and LeVeque
+        (:func:`bayesnb.sufficient.merge_stats`)."""
+        return merge_stats(a, b)
 
 
 # ----------------------------------------------------------------------------------------
