@@ -459,8 +459,9 @@ class NaiveBayesFit(FittedModel):
         A categorical value outside the first fit's categories is an error here (at
         prediction it is marginalized): dropping it from the counts would make the
         batches differ from one fit. A model read by :func:`bayesnb.load` has its
-        statistics, so it can be updated; it keeps no training rows, so the new fit's
-        ``training`` holds the new batch alone.
+        statistics, so it can be updated; it keeps no training rows, and neither does
+        the new fit (its ``training`` would miss the rows behind the saved
+        statistics, so the posterior's data groups would not match its parameters).
 
         Examples
         --------
@@ -522,7 +523,8 @@ class NaiveBayesFit(FittedModel):
             is_frame=self.is_frame,
             target=self.target,
         )
-        fit.training = [*self.training, TrainingRows(table, resp)]
+        if self.training:  # else a model read from a file: its rows are unknown
+            fit.training = [*self.training, TrainingRows(table, resp)]
         return fit
 
 

@@ -278,7 +278,9 @@ def test_variances_far_from_zero_and_exact_zero_variance():
     X = 1e8 + rng.normal(0.0, 1e-2, (n, 2)) * (1 + y[:, None])
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
     for k in (0, 1):
-        np.testing.assert_allclose(fit.params.X_var.sel(class_label=k), X[y == k].var(axis=0), rtol=1e-8)
+        np.testing.assert_allclose(
+            fit.params.X_var.sel(class_label=k), X[y == k].var(axis=0), rtol=1e-8
+        )
     # A column constant within class 1, near the centre taken from class 0's rows: its
     # sum of squares must come out exactly 0, so ML refuses the infinite density.
     X[y == 1, 0] = 1e8 + 1e-3

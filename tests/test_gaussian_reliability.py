@@ -48,8 +48,12 @@ def test_two_classes_far_apart_fit_ml_with_numpy_variances():
     y = [0] * 1500 + [1] * 1500
     fit = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
     for k, rows in ((0, slice(0, 1500)), (1, slice(1500, 3000))):
-        assert fit.params.X_var.sel(class_label=k).item() == pytest.approx(np.var(X[rows, 0]), rel=1e-12)
-        assert fit.params.X_mu.sel(class_label=k).item() == pytest.approx(np.mean(X[rows, 0]), rel=1e-14)
+        assert fit.params.X_var.sel(class_label=k).item() == pytest.approx(
+            np.var(X[rows, 0]), rel=1e-12
+        )
+        assert fit.params.X_mu.sel(class_label=k).item() == pytest.approx(
+            np.mean(X[rows, 0]), rel=1e-14
+        )
 
 
 @pytest.mark.parametrize("offset", [1e6, -3e9, 1e12])
@@ -69,7 +73,9 @@ def test_ml_variances_at_large_offsets_are_exact(offset):
         np.testing.assert_allclose(fit.params.X_mu.sel(class_label=k).values, mean, rtol=1e-15)
         if offset == 1e6:  # numpy's two-pass variance (and scikit-learn's) is exact here
             expected = rows.var(axis=0)
-            np.testing.assert_allclose(fit.params.X_var.sel(class_label=k).values, expected, rtol=1e-12)
+            np.testing.assert_allclose(
+                fit.params.X_var.sel(class_label=k).values, expected, rtol=1e-12
+            )
     if offset == 1e6:
         sk = GaussianNB(var_smoothing=0.0).fit(X, y)
         np.testing.assert_allclose(fit.params.X_var.values, sk.var_, rtol=1e-12)

@@ -336,10 +336,14 @@ def test_a_sparse_count_matrix_is_inferred_multinomial_and_a_presence_matrix_ber
     fit = bnb.NaiveBayes().fit(counts, y)
     assert fit.blocks[0].kind == "multinomial"
     # (count + 1) / (total + 3) per class, the default estimate="mean" under Dirichlet(1)
-    np.testing.assert_allclose(fit.params["X"].sel(class_label=0), [3 / 9, 4 / 9, 2 / 9], rtol=1e-12)
+    np.testing.assert_allclose(
+        fit.params["X"].sel(class_label=0), [3 / 9, 4 / 9, 2 / 9], rtol=1e-12
+    )
     presence = (counts > 0).astype(float)
     fit = bnb.NaiveBayes().fit(sparse.csr_array(presence), y)
     assert fit.blocks[0].kind == "bernoulli"
-    np.testing.assert_allclose(fit.params["X"].sel(class_label=1), [2 / 4, 2 / 4, 2 / 4], rtol=1e-12)
+    np.testing.assert_allclose(
+        fit.params["X"].sel(class_label=1), [2 / 4, 2 / 4, 2 / 4], rtol=1e-12
+    )
     mix = bnb.NaiveBayes().cluster(counts, 2, random_state=0)  # counts cluster too
     assert mix.blocks[0].kind == "multinomial" and mix.converged

@@ -172,7 +172,9 @@ def test_bernoulli_word_presence_by_hand():
     word = fit.params["word"]
     assert word.dims == ("class_label", "word_feature")
     assert word["word_feature"].values.tolist() == WORDS
-    np.testing.assert_allclose(word.sel(class_label="spam"), [float(t) for t in th_spam], rtol=1e-14)
+    np.testing.assert_allclose(
+        word.sel(class_label="spam"), [float(t) for t in th_spam], rtol=1e-14
+    )
     np.testing.assert_allclose(word.sel(class_label="ham"), [float(t) for t in th_ham], rtol=1e-14)
 
     present = {"win", "prize", "now"}
@@ -198,7 +200,8 @@ def test_bernoulli_ml_is_the_document_fraction():
     with pytest.warns(bnb.ZeroProbabilityWarning):
         fit = TextNaiveBayes("bernoulli").fit(TEXTS, LABELS, estimate="ml")
     np.testing.assert_allclose(
-        fit.params["word"].sel(class_label="ham"), [0, 2 / 3, 1 / 3, 2 / 3, 1 / 3, 0, 1 / 3, 0, 1 / 3]
+        fit.params["word"].sel(class_label="ham"),
+        [0, 2 / 3, 1 / 3, 2 / 3, 1 / 3, 0, 1 / 3, 0, 1 / 3],
     )
 
 
