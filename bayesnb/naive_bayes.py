@@ -265,9 +265,11 @@ class NaiveBayesFit(FittedModel):
               ``az.loo`` and ``az.compare``.
             * ``constant_data``: the rows' ``sample_weight``, when the fit had weights.
 
-            A block with more than ``2**22`` values per draw (a vocabulary of word
-            counts over many documents) is left out of ``observed_data`` and
-            ``posterior_predictive``; their ``omitted`` attribute names it.
+            A block whose draws would hold more than ``2**25`` values (draws x rows x
+            columns: a vocabulary of word counts) is left out of ``observed_data``
+            and ``posterior_predictive``; their ``omitted`` attribute names it. The
+            ``log_likelihood`` group holds ``draws * chains * rows`` numbers: ask for
+            fewer draws on many rows, or ``data=False``.
 
         Examples
         --------

@@ -32,10 +32,11 @@ from bayesnb.priors import Dirichlet, log_gamma_draws
 #: are scored in chunks of this size.
 CHUNK_ENTRIES = 1 << 23
 
-#: Most values (rows x columns) of one block that ``observed_data`` and
-#: ``posterior_predictive`` hold per draw; a wider block (a vocabulary of counts) is
-#: left out of both groups, and their ``omitted`` attribute says so.
-MAX_ROW_VALUES = 1 << 22
+#: Most values (draws x rows x columns) of one block that ``posterior_predictive``
+#: holds (2**25 values are 256 MB as 8-byte numbers); a larger block (a vocabulary of
+#: counts) is left out of it and of ``observed_data``, whose ``omitted`` attributes say
+#: so.
+MAX_DRAWN_VALUES = 1 << 25
 
 METHOD = "exact conjugate"
 
@@ -209,7 +210,15 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
     size, k = class_log_prob.shape
     target = str(fit.target)
     loglik, label_draws, label_seen, weights = [], [], [], []
-    omitted = {}
+    n_total = sum(batch.table.n_rows for batch in fit.training)
+    omitted = {
+        block.name: (
+            f"{size} draws x {n_total} rows x {block.n_columns} columns is more than the "
+            f"{MAX_DRAWN_VALUES} values drawn per block"
+        )
+        for block in fit.blocks
+        if size * n_total * block.n_columns > MAX_DRAWN_VALUES
+    }
     values = {b.name: ([], []) for b in fit.blocks}  # observed, drawn
     for batch in fit.training:
         codes = batch.labels.codes
@@ -222,18 +231,13 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
         components = (np.arange(size)[:, None] * k + drawn).ravel()
         rows = np.tile(np.arange(n), size)
         for block, p in zip(fit.blocks, params, strict=True):
-            if n * max(1, block.n_columns) > MAX_ROW_VALUES or block.name in omitted:
-                omitted[block.name] = (
-                    f"{n} rows x {block.n_columns} columns is more than the "
-                    f"{MAX_ROW_VALUES} values per draw these groups hold"
-                )
+            if block.name in omitted:
                 continue
             seen = block.observed_codes(batch.table.take(block.columns))
             seen = seen.reshape(n, -1)
             drawn_values = _sample_codes(block, p, components, rows, seen, k, n, rng)
             values[block.name][0].append(seen)
             values[block.name][1].append(drawn_values.reshape(size, n, -1))
-    n_total = sum(len(c) for c in label_seen)
     row = {"row": np.arange(n_total)}
     chain_draw = {"chain": np.arange(shape[0]), "draw": np.arange(shape[1])}
     label_note = {"description": f"position of every row's class on the {fit.label_dim!r} axis"}

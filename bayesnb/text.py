@@ -39,12 +39,12 @@ import xarray as xr
 from scipy import sparse, special
 from sklearn.feature_extraction.text import CountVectorizer
 
-from bayesnb._data import class_labels, encode_labels
+from bayesnb._data import Table, class_labels, encode_labels
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.families._kernels import _finite_nonnegative
 from bayesnb.model import _read_fitted, log_normalize, register_loader, write_dataset
-from bayesnb.naive_bayes import NaiveBayesFit
+from bayesnb.naive_bayes import NaiveBayesFit, TrainingRows
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, check_estimate
 
 __all__ = [
@@ -514,6 +514,7 @@ class TextNaiveBayes:
             is_frame=False,
             target="label",
         )
+        model.training = [TrainingRows(Table(X, feature_names=names), resp)]
         return TextFit(model, vocab, self.event_model)
 
 
@@ -624,6 +625,26 @@ class TextFit:
         """(K, V) log-probability a word contributes per occurrence (or per presence)."""
         lp = self._log_prob()
         return lp[..., 1] if self.event_model == "bernoulli" else lp
+
+    # -- the exact posterior (see NaiveBayesFit.posterior) ------------------------------------
+    def posterior(self, draws: int = 1000, chains: int = 4, random_state=None, *, data=True):
+        """The exact conjugate posterior of the class and word probabilities, an ArviZ
+        ``DataTree`` (:meth:`bayesnb.NaiveBayesFit.posterior`): a Dirichlet over the
+        vocabulary per class (multinomial model) or a Beta per word and class
+        (Bernoulli model). The draws hold ``draws * chains * classes * words``
+        numbers; the data groups leave out a vocabulary too wide to draw documents
+        for (their ``omitted`` attribute says so)."""
+        return self.model.posterior(draws, chains, random_state, data=data)
+
+    def credible_interval(self, prob: float | None = None, kind: str = "eti"):
+        """Every word probability's exact credible interval
+        (:meth:`bayesnb.NaiveBayesFit.credible_interval`)."""
+        return self.model.credible_interval(prob, kind)
+
+    def log_evidence(self) -> float:
+        """``log p(labels, documents)`` under the priors
+        (:meth:`bayesnb.NaiveBayesFit.log_evidence`)."""
+        return self.model.log_evidence()
 
     def informative_words(self, n: int = 10) -> pd.DataFrame:
         """The ``n`` words whose occurrence most favours each class.

@@ -335,7 +335,7 @@ def test_every_family_and_sparse_counts():
 def test_a_wide_block_is_left_out_of_the_data_groups_and_says_so(monkeypatch):
     from bayesnb import posterior
 
-    monkeypatch.setattr(posterior, "MAX_ROW_VALUES", 100)
+    monkeypatch.setattr(posterior, "MAX_DRAWN_VALUES", 1000)
     rng = np.random.default_rng(0)
     fit = bnb.NaiveBayes(bnb.Multinomial()).fit(rng.poisson(1.0, (30, 5)), rng.choice([0, 1], 30))
     tree = fit.posterior(draws=10, chains=1, random_state=0)
@@ -455,3 +455,27 @@ def test_posterior_predict_checks_x():
     fit = bnb.NaiveBayes().fit(bnb.datasets.play_tennis(), target="play")
     with pytest.raises(errors.InputError, match="outlook"):
         fit.posterior_predict(pd.DataFrame({"wind": ["Weak"]}), draws=5)
+
+
+def test_text_fit_posterior_and_its_evidence_by_formula():
+    from scipy.special import gammaln
+
+    sms = bnb.datasets.sms_spam().iloc[:200]
+    fit = bnb.text.TextNaiveBayes().fit(sms["text"], sms["label"])
+    tree = fit.posterior(draws=20, chains=2, random_state=0)
+    assert tree["posterior"]["word"].dims == ("chain", "draw", "class_label", "word_category")
+    # every drawn message has as many words as its training message
+    lengths = tree["observed_data"]["word"].sum("word_category")
+    drawn = tree["posterior_predictive"]["word"].sum("word_category")
+    assert (drawn == lengths).all()
+    assert np.isfinite(tree["log_likelihood"]["label"].values).all()
+    # The sequence's Dirichlet-multinomial under Dirichlet(1) per class, and the labels'
+    # under Dirichlet(1): log Gamma(A) - log Gamma(A + N) + sum log Gamma(a + n) - log Gamma(a).
+    counts = fit.counts["word"].values  # (classes, words)
+    v = counts.shape[1]
+    words = (gammaln(v) - gammaln(v + counts.sum(axis=1))).sum() + gammaln(1 + counts).sum()
+    n_class = fit.counts["class_count"].values
+    classes = gammaln(2) - gammaln(2 + n_class.sum()) + gammaln(1 + n_class).sum()
+    assert fit.log_evidence() == pytest.approx(words + classes, rel=1e-12)
+    ci = fit.credible_interval(prob=0.5)
+    assert ci["word"].dims == ("class_label", "word_category", "ci_bound")
