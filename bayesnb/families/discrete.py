@@ -876,8 +876,13 @@ class Categorical(_Discrete):
         for start, size in zip(self.segments(), self.column_sizes(), strict=True):
             cumulative = prob[:, start : start + size].cumsum(axis=1)
             cumulative /= cumulative[:, -1:]
-            u = rng.random((len(components), 1))
-            yield (cumulative[components, : size - 1] <= u).sum(axis=1)
+            # Single-precision uniforms: half the cost, and a resolution (2**-24) far
+            # below any sampling error of the draws.
+            u = rng.random(len(components), dtype=np.float32)
+            index = np.zeros(len(components), dtype=np.intp)
+            for c in range(size - 1):  # past every category whose cumulative mass <= u
+                index += u >= cumulative[:, c].astype(np.float32).take(components)
+            yield index
 
     def sample(self, params, components, rng) -> np.ndarray:
         """Draws (n,) for a single column, (n, columns) for a block."""
