@@ -227,6 +227,22 @@ class FittedModel:
             **kwargs,
         )
 
+    def with_statistics(self, *, stats, class_counts, blocks=None):
+        """A fit of the same kind, declaration, priors and estimators from other
+        statistics (``blocks``: bound families replacing this fit's, e.g. with wider
+        domains), its parameters estimated anew."""
+        return type(self).from_statistics(
+            labels=self.labels,
+            blocks=list(self.blocks if blocks is None else blocks),
+            stats=stats,
+            class_counts=class_counts,
+            class_prior=self.class_prior,
+            estimates={**self.estimates, "features": dict(self.estimates["features"])},
+            feature_names=self.feature_names,
+            is_frame=self.is_frame,
+            target=self.target,
+        )
+
     # -- the kernel --------------------------------------------------------------------
     def encode(self, X) -> list:
         """Encode ``X`` for every block (reuse it to score the same rows repeatedly)."""

@@ -511,19 +511,12 @@ class NaiveBayesFit(FittedModel):
         )
         resp = class_labels(codes, len(self.labels), sample_weight)
         batch = count_blocks(self.blocks, table, resp)
-        fit = type(self).from_statistics(
-            labels=self.labels,
-            blocks=list(self.blocks),
+        fit = self.with_statistics(
             stats=[
                 block.merge_stats(old, new)
                 for block, old, new in zip(self.blocks, self.stats, batch, strict=True)
             ],
             class_counts=self.class_counts + resp.totals(),
-            class_prior=self.class_prior,
-            estimates={**self.estimates, "features": dict(self.estimates["features"])},
-            feature_names=self.feature_names,
-            is_frame=self.is_frame,
-            target=self.target,
         )
         if self.training:  # else a model read from a file: its rows are unknown
             fit.training = [*self.training, TrainingRows(table, resp)]

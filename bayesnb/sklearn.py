@@ -39,7 +39,7 @@ from bayesnb._data import Table, check_classes, check_labels
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
 from bayesnb.families._kernels import value_array
-from bayesnb.naive_bayes import NaiveBayes, NaiveBayesFit
+from bayesnb.naive_bayes import NaiveBayes
 from bayesnb.priors import Beta, Dirichlet, ZeroProbabilityWarning, check_estimate
 
 __all__ = [
@@ -557,17 +557,7 @@ class CategoricalNB(NaiveBayesClassifier):
             stats.append(st)
         with warnings.catch_warnings():  # the update that follows warns, if still due
             warnings.simplefilter("ignore", ZeroProbabilityWarning)
-            wider = NaiveBayesFit.from_statistics(
-                labels=fit.labels,
-                blocks=blocks,
-                stats=stats,
-                class_counts=fit.class_counts,
-                class_prior=fit.class_prior,
-                estimates=fit.estimates,
-                feature_names=fit.feature_names,
-                is_frame=fit.is_frame,
-                target=fit.target,
-            )
+            wider = fit.with_statistics(stats=stats, class_counts=fit.class_counts, blocks=blocks)
         wider.training = fit.training
         self.fit_ = wider
 
