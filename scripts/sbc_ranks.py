@@ -152,7 +152,7 @@ def posterior_draws(model: Model, X, y, draws: int, rng) -> dict[str, np.ndarray
     out = {}
     for name in model.parameter_names():
         var, k = name[:-3], int(name[-2])
-        out[name] = post[var].sel(label=k).values.reshape(draws)
+        out[name] = post[var].sel(class_label=k).values.reshape(draws)
     return out
 
 

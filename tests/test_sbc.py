@@ -102,8 +102,8 @@ def test_simulated_data_follow_the_declaration(sbc):
     # the counts of the fit are those of the simulated rows (NaN left out)
     for k in (0, 1):
         observed = X["g0"][y == k].dropna()
-        assert float(fit.counts["g0_n"].sel(label=k)) == len(observed)
-        assert float(fit.counts["g0_mean"].sel(label=k)) == pytest.approx(observed.mean())
+        assert float(fit.counts["g0_n"].sel(class_label=k)) == len(observed)
+        assert float(fit.counts["g0_mean"].sel(class_label=k)) == pytest.approx(observed.mean())
 
 
 def test_rank_counts_needs_equal_bins(sbc):
