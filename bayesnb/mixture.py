@@ -816,6 +816,10 @@ def fit_mixture(
     sample_weight=None,
     random_state=None,
     feature_names=None,
+    sampler: str = "gibbs",
+    draws: int = 1000,
+    chains: int = 4,
+    tune: int = 1000,
 ) -> MixtureFit:
     """Cluster ``X`` with the naive Bayes mixture declared by ``model`` (Autoclass).
 
@@ -836,8 +840,18 @@ def fit_mixture(
         (NaN, None, ``pd.NA``) means the row's component is unknown. Known rows keep
         their component in every E-step. With an int ``n_components`` the components
         are the sorted known labels.
-    method : {"em"}
-        Expectation-maximization (MCMC clustering is not available in this version).
+    method : {"em", "mcmc"}
+        ``"em"``: expectation-maximization. ``"mcmc"``: EM first (with every EM
+        option here), then Markov chain Monte Carlo from the EM fit, its draws
+        relabelled to it (see :mod:`bayesnb.mcmc`); returns a
+        :class:`bayesnb.mcmc.MCMCMixtureFit`.
+    sampler : {"gibbs", "nuts", "nutpie"}
+        With ``method="mcmc"``: the conjugate blocked Gibbs sampler (default, the
+        fast one), or NUTS on the PyMC model of the declaration (``"nutpie"``: NUTS
+        by nutpie, an optional dependency).
+    draws, chains, tune : int
+        With ``method="mcmc"``: kept draws per chain, chains, and discarded warm-up
+        draws per chain.
     estimate : {None, "mean", "map", "ml"}
         M-step estimator for every feature without its own ``estimate``. ``None``
         (default) chooses per family: ``"mean"`` for discrete features (Bernoulli,
@@ -931,16 +945,15 @@ def fit_mixture(
     >>> bool(np.all(np.diff(mix.history) >= 0))          # EM never goes down
     True
     """
-    if method != "em":
-        if method == "mcmc":
-            raise InputError(
-                "method='mcmc': MCMC clustering is not available yet in this version of "
-                "bayesnb; only method='em' (expectation-maximization) is. Use method='em'."
-            )
+    if method not in ("em", "mcmc"):
         raise InputError(
-            f"method must be 'em' (expectation-maximization); got {method!r}. MCMC "
-            "clustering is not available yet in this version."
+            f"method must be 'em' (expectation-maximization) or 'mcmc' (Markov chain Monte "
+            f"Carlo); got {method!r}."
         )
+    if method == "mcmc":
+        from bayesnb.mcmc import check_options
+
+        sampler, draws, chains, tune = check_options(sampler, draws, chains, tune)
     for name, value in (("estimate", estimate), ("class_estimate", class_estimate)):
         if value is not None and not isinstance(value, str):
             raise InputTypeError(
@@ -1046,6 +1059,10 @@ def fit_mixture(
             stacklevel=3,
         )
     _warn_zeros(fits[best])
+    if method == "mcmc":
+        from bayesnb.mcmc import sample_mixture
+
+        return sample_mixture(problem, fits[best], sampler, draws, chains, tune, rng)
     return fits[best]
 
 

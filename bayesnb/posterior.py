@@ -181,6 +181,27 @@ def _attrs(**extra) -> dict:
     }
 
 
+def observed_values(blocks, table) -> dict:
+    """The rows of ``table`` as every block codes them (:meth:`Family.observed_codes`),
+    one DataArray per block with dims ``row`` and the block's :meth:`Family.row_dims`
+    (a complete discrete block as integers, NaN marking a missing value otherwise)."""
+    out = {}
+    for block in blocks:
+        seen = block.observed_codes(table.take(block.columns)).reshape(table.n_rows, -1)
+        out[block.name] = _row_array(block, seen)
+    return out
+
+
+def _row_array(block, values: np.ndarray, lead: tuple = ()) -> xr.DataArray:
+    """``values`` (*lead, rows, columns) of ``block`` as a DataArray with dims
+    ``(*lead, row, *row_dims)``."""
+    extra = block.row_dims()
+    if not extra:
+        values = values[..., 0]
+    coords = {d: value_array(c) for d, c in extra.items()}
+    return xr.DataArray(values, dims=(*lead, "row", *extra), coords=coords)
+
+
 # -- the DataTree ----------------------------------------------------------------------------
 def posterior_tree(fit, draws: int, chains: int, random_state, data: bool) -> xr.DataTree:
     """See :meth:`bayesnb.NaiveBayesFit.posterior`."""
@@ -253,18 +274,11 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
         if block.name in omitted:
             continue
         seen, drawn = (np.concatenate(parts, axis=-2) for parts in values[block.name])
-        extra = block.row_dims()
-        extra_dims = tuple(extra)
-        if not extra:
-            seen, drawn = seen[..., 0], drawn[..., 0]
-        coords = {d: value_array(c) for d, c in extra.items()}
         if drawn.dtype.kind in "iu" and not np.isnan(seen).any():
             seen = seen.astype(drawn.dtype)  # complete codes: the draws' integer type
-        observed[block.name] = xr.DataArray(seen, dims=("row", *extra_dims), coords=coords)
-        predictive[block.name] = xr.DataArray(
-            drawn.reshape(*shape, *drawn.shape[1:]),
-            dims=("chain", "draw", "row", *extra_dims),
-            coords=coords,
+        observed[block.name] = _row_array(block, seen)
+        predictive[block.name] = _row_array(
+            block, drawn.reshape(*shape, *drawn.shape[1:]), ("chain", "draw")
         )
     groups = {
         "observed_data": xr.Dataset(observed, coords=row),

@@ -763,9 +763,9 @@ def test_cluster_counts_must_be_whole_numbers(name, value, error):
         _EM_VOTES_MODEL.cluster(_em_votes(), 2, **{name: value})
 
 
-def test_cluster_mcmc_says_it_is_not_available():
-    with pytest.raises(errors.InputError, match=r"method='mcmc'.*not available yet"):
-        _EM_VOTES_MODEL.cluster(_em_votes(), 2, method="mcmc")
+def test_cluster_method_names_the_two_methods():
+    with pytest.raises(errors.InputError, match=r"method must be 'em'.*or 'mcmc'.*'MCMC'"):
+        _EM_VOTES_MODEL.cluster(_em_votes(), 2, method="MCMC")
 
 
 def test_cluster_mean_estimate_of_a_gaussian_names_the_feature():

@@ -179,7 +179,8 @@ class _Discrete(Family):
         segments = self._segments()
         if segments is None:
             if log:
-                return special.logsumexp(values, axis=-1, keepdims=True)
+                top = values.max(axis=-1, keepdims=True)
+                return np.log(np.exp(values - top).sum(axis=-1, keepdims=True)) + top
             return values.sum(axis=-1, keepdims=True)
         sizes = np.diff(np.append(segments, values.shape[-1]))
         if log:

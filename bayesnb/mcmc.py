@@ -1,0 +1,448 @@
+"""MCMC for the naive Bayes mixture: a blocked Gibbs sampler on the package's own
+sufficient statistics, NUTS on the PyMC model of the same declaration, and the
+relabelling that undoes label switching.
+
+The mixture's posterior is symmetric under any permutation of the components, so
+chains started apart, or a chain that crosses between modes, hold the same component
+under different labels. Every draw is relabelled to a reference, the EM fit: the
+permutation that minimizes the cost
+:math:`C_{jk} = -\\sum_i r_{ik}\\,[\\log\\pi_j + \\log p(x_i\\mid\\theta_j)]` (the
+reference's responsibilities :math:`r` scored by the draw's components), found by
+:func:`scipy.optimize.linear_sum_assignment`. The relabelled draws are the
+``posterior`` group, the draws as sampled ``posterior_raw``.
+
+The Gibbs sampler runs every chain at once: the chains' components are laid on one
+class axis of ``chains * K`` entries, so one call of each family's kernel scores
+every chain (the E-step), and one count gives every chain's statistics.
+
+1. :math:`z_i \\mid \\theta` from the responsibilities (the Gumbel-max trick on the
+   joint log-likelihood, so no normalization), a known row keeping its component;
+2. :math:`\\pi, \\theta \\mid z` from the conjugate posterior of the counts ``z``
+   gives (:meth:`bayesnb.families.Family.posterior_hyper` and ``draw_params``).
+
+A missing value drops out of both steps, exactly as in EM.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+from scipy.optimize import linear_sum_assignment
+
+from bayesnb.errors import InputError, InputTypeError
+from bayesnb.families.base import fusion_runs
+from bayesnb.mixture import MixtureFit, _Problem, _State
+from bayesnb.model import feature_log_likelihood
+from bayesnb.posterior import CHUNK_ENTRIES, _attrs, observed_values, stacked_dataset
+from bayesnb.priors import log_gamma_draws
+
+SAMPLERS = ("gibbs", "nuts", "nutpie")
+
+
+@dataclass
+class Draws:
+    """Draws of a mixture's parameters: the component log-weights (chains, draws, K) and
+    every block's parameters with ``chains * draws * K`` components, chain-major."""
+
+    class_log_prob: np.ndarray
+    block_params: list
+    sample_stats: dict
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.class_log_prob.shape[:2]
+
+
+def check_options(sampler, draws, chains, tune) -> tuple[str, int, int, int]:
+    """The MCMC options, checked (errors name the parameter)."""
+    if sampler not in SAMPLERS:
+        raise InputError(
+            f"sampler must be one of {SAMPLERS}; got {sampler!r}. 'gibbs' (the default) "
+            "is the conjugate Gibbs sampler, 'nuts' PyMC's NUTS, 'nutpie' NUTS by nutpie."
+        )
+    out = []
+    for name, value, least in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise InputTypeError(
+                f"{name} must be an integer >= {least}; got {value!r} ({type(value).__name__})."
+            )
+        if value < least:
+            raise InputError(f"{name} must be an integer >= {least}; got {name}={value!r}.")
+        out.append(int(value))
+    return (sampler, *out)
+
+
+# -- the Gibbs sampler -----------------------------------------------------------------------
+def _permuted(state: _State, order: np.ndarray) -> tuple[list, np.ndarray]:
+    """``state``'s parameters with its components reordered by ``order``."""
+    return [{k: v[order] for k, v in p.items()} for p in state.block_params], state.class_log_prob[
+        order
+    ]
+
+
+def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, rng) -> Draws:
+    """Blocked Gibbs draws of the mixture ``problem``, every chain at once.
+
+    Chain 0 starts at ``start`` and every other chain at ``start`` with its components
+    permuted at random (without known rows, whose components are fixed), so the chains
+    begin in different labellings of the same mode: the raw draws show the switching
+    that relabelling undoes.
+    """
+    k, n = problem.K, problem.n
+    known = problem.known
+    free_labels = known is None or not np.any(known >= 0)
+    orders = [np.arange(k)] + [
+        rng.permutation(k) if free_labels else np.arange(k) for _ in range(chains - 1)
+    ]
+    starts = [_permuted(start, order) for order in orders]
+    params = [
+        {key: np.concatenate([s[0][b][key] for s in starts]) for key in start.block_params[b]}
+        for b in range(len(problem.blocks))
+    ]
+    work = _Fused(problem)
+    blocks, encoded, params = work.blocks, work.encoded, work.join(params)
+    class_log_prob = np.stack([s[1] for s in starts])  # (chains, K)
+    alpha = problem.class_prior.resolve(k)
+    weights = np.ones(n) if problem.weights is None else problem.weights
+    rows = np.arange(n)
+    fixed = None if known is None else np.flatnonzero(known >= 0)
+    kept_class, kept_params = [], []
+    offsets = np.arange(chains) * k
+    for sweep in range(tune + draws):
+        # z | theta: Gumbel-max on every chain's joint log-likelihood, (n, chains, K)
+        logj = feature_log_likelihood(blocks, encoded, params)
+        logj = logj.reshape(n, chains, k) + class_log_prob
+        logj -= np.log(-np.log(rng.random(logj.shape)))
+        z = logj.argmax(axis=2)
+        if fixed is not None and fixed.size:
+            z[fixed] = known[fixed, None]
+        resp = np.zeros((n, chains * k))
+        resp[rows[:, None], offsets + z] = weights[:, None]
+        # theta | z: every block's conjugate posterior of the counts z gives
+        stats = [b.count(enc, resp) for b, enc in zip(blocks, encoded, strict=True)]
+        params = [
+            b.draw_params(b.posterior_hyper(st), 1, rng)
+            for b, st in zip(blocks, stats, strict=True)
+        ]
+        log_g = log_gamma_draws(alpha + resp.sum(axis=0).reshape(chains, k), rng)
+        class_log_prob = log_g - _log_sum_exp(log_g)
+        if sweep >= tune:
+            kept_class.append(class_log_prob)
+            kept_params.append(params)
+    per_block = [_chain_major([p[b] for p in kept_params], chains, k) for b in range(len(blocks))]
+    return Draws(
+        class_log_prob=np.stack(kept_class, axis=1),  # (chains, draws, K)
+        block_params=work.split(per_block),
+        sample_stats={},
+    )
+
+
+class _Fused:
+    """The mixture's blocks with adjacent single-column features fused into one block
+    each (see :func:`bayesnb.families.base.fusion_runs`), encoded once: one kernel call
+    and one count per run of them, instead of one per column."""
+
+    def __init__(self, problem: _Problem, *, repeated: bool = True):
+        """``repeated``: the encoding for many sweeps with few classes (EM's); else
+        that for one pass with many (every draw at once: a Categorical block then
+        multiplies its indicators instead of building tables per class)."""
+        self.problem = problem
+        self.runs = fusion_runs(problem.blocks)
+        self.blocks, self.encoded = [], []
+        for first, stop in self.runs:
+            group = problem.blocks[first:stop]
+            block = group[0] if len(group) == 1 else group[0].fused(group)
+            self.blocks.append(block)
+            if len(group) == 1 and repeated:
+                self.encoded.append(problem.encoded[first])
+            else:
+                data = problem.table.take(block.columns)
+                encode = block.encode_repeated if repeated else block.encode
+                self.encoded.append(encode(data))
+
+    def join(self, params: list) -> list:
+        """Per-block parameters joined per run."""
+        return [
+            params[first] if stop - first == 1 else block.join(params[first:stop])
+            for (first, stop), block in zip(self.runs, self.blocks, strict=True)
+        ]
+
+    def split(self, params: list) -> list:
+        """Per-run parameters split back into one dict per block."""
+        out = []
+        for (first, stop), block, values in zip(self.runs, self.blocks, params, strict=True):
+            group = self.problem.blocks[first:stop]
+            out.extend([values] if len(group) == 1 else block.split(values, group))
+        return out
+
+    def log_likelihood(self, params: list) -> np.ndarray:
+        """``sum_j log p(x_j | c)`` (n, classes) of per-block ``params``."""
+        return feature_log_likelihood(self.blocks, self.encoded, self.join(params))
+
+
+def _log_sum_exp(values: np.ndarray) -> np.ndarray:
+    """The log-sum-exp over the last axis, kept as an axis of length 1."""
+    top = values.max(axis=-1, keepdims=True)
+    return np.log(np.exp(values - top).sum(axis=-1, keepdims=True)) + top
+
+
+def _chain_major(per_draw: list[dict], chains: int, k: int) -> dict:
+    """Parameters kept draw by draw (each with ``chains * K`` components) laid out
+    chain-major: ``chains * draws * K`` components, chain ``c``'s draw ``d`` at
+    ``(c * draws + d) * K``."""
+    out = {}
+    for key in per_draw[0]:
+        stacked = np.stack([p[key] for p in per_draw])  # (draws, chains * K, ...)
+        d = stacked.shape[0]
+        rest = stacked.shape[2:]
+        stacked = stacked.reshape(d, chains, k, *rest).swapaxes(0, 1)
+        out[key] = np.ascontiguousarray(stacked).reshape(chains * d * k, *rest)
+    return out
+
+
+# -- relabelling, the pointwise log-likelihood and the memberships ---------------------------
+@dataclass
+class Relabelled:
+    draws: Draws
+    permuted: np.ndarray  # (chains, draws) bool
+    pointwise: np.ndarray  # (chains, draws, n)
+    membership: np.ndarray  # (n, K)
+
+
+def relabel(problem: _Problem, raw: Draws, reference_resp: np.ndarray | None) -> Relabelled:
+    """Every draw relabelled to the reference responsibilities (n, K), or left as drawn
+    when ``reference_resp`` is None (known rows fix the labels); with the pointwise
+    log-likelihood of every draw and the posterior mean of every row's membership.
+
+    One chunked pass of the families' kernels over the draws does the three."""
+    chains, n_draws = raw.shape
+    k, n = problem.K, problem.n
+    size = chains * n_draws
+    flat_class = raw.class_log_prob.reshape(size, k)
+    orders = np.tile(np.arange(k), (size, 1))
+    pointwise = np.empty((size, n))
+    membership = np.zeros((n, k))
+    known = problem.known
+    fixed = None if known is None else np.flatnonzero(known >= 0)
+    work = _Fused(problem, repeated=False)
+    step = max(1, CHUNK_ENTRIES // max(1, n * k))
+    for start in range(0, size, step):
+        stop = min(size, start + step)
+        chunk = [{key: v[start * k : stop * k] for key, v in p.items()} for p in raw.block_params]
+        logj = work.log_likelihood(chunk).reshape(n, stop - start, k) + flat_class[start:stop]
+        row_ll = _log_sum_exp(logj)[..., 0]  # (n, s)
+        resp = np.exp(logj - row_ll[..., None])
+        if fixed is not None and fixed.size:
+            row_ll[fixed] = np.take_along_axis(logj[fixed], known[fixed, None, None], axis=2)[
+                ..., 0
+            ]
+            resp[fixed] = 0.0
+            draw_axis = np.arange(stop - start)[None, :]
+            resp[fixed[:, None], draw_axis, known[fixed][:, None]] = 1.0
+        pointwise[start:stop] = row_ll.T
+        if reference_resp is not None:
+            cost = -np.einsum("nk,nsj->sjk", reference_resp, logj)
+            for s in range(stop - start):
+                _, columns = linear_sum_assignment(cost[s])
+                orders[start + s] = np.argsort(columns)
+        order = orders[start:stop]
+        membership += np.take_along_axis(resp, order[None], axis=2).sum(axis=1)
+    index = (np.arange(size)[:, None] * k + orders).ravel()
+    draws = Draws(
+        class_log_prob=np.take_along_axis(flat_class, orders, axis=1).reshape(chains, n_draws, k),
+        block_params=[{key: v[index] for key, v in p.items()} for p in raw.block_params],
+        sample_stats=raw.sample_stats,
+    )
+    permuted = (orders != np.arange(k)).any(axis=1).reshape(chains, n_draws)
+    return Relabelled(draws, permuted, pointwise.reshape(chains, n_draws, n), membership / size)
+
+
+# -- the fit ---------------------------------------------------------------------------------
+class MCMCMixtureFit(MixtureFit):
+    """A mixture fitted by MCMC: the interface of the EM fit (``params``, ``predict``,
+    ``predict_proba``, reports) at the posterior mean of the relabelled draws, plus
+    the draws themselves.
+
+    Attributes
+    ----------
+    trace : xarray.DataTree
+        ``posterior`` (relabelled draws, the variables, dims and coords of
+        :attr:`params` behind ``chain`` and ``draw``), ``posterior_raw`` (the draws as
+        sampled), ``sample_stats`` (``permuted``: whether relabelling permuted the draw;
+        the sampler's own statistics, e.g. NUTS's ``diverging``), ``log_likelihood``
+        (``log p(x_i | theta)`` of every row and draw, for ``az.loo``),
+        ``observed_data`` and ``membership``.
+    membership : xarray.DataArray
+        ``P(component | row, data)``, (row, component): the posterior mean over the
+        relabelled draws of every row's responsibilities.
+    reference : MixtureFit
+        The EM fit the draws were relabelled to.
+    n_permuted : int
+        Draws whose labels relabelling permuted.
+    sampler : str
+    diagnostics : dict
+        ``max_r_hat``, ``min_ess_bulk`` (over every parameter of the relabelled
+        posterior), ``n_divergent`` (NUTS), ``n_permuted``, ``seconds``.
+    """
+
+    trace = None
+    membership = None
+    reference = None
+    n_permuted = None
+    sampler = None
+    diagnostics = None
+
+    def __repr__(self) -> str:
+        if self.diagnostics is None:
+            return f"MCMCMixtureFit(n_components={len(self.labels)})"
+        d = self.diagnostics
+        return (
+            f"MCMCMixtureFit(n_components={len(self.labels)}, sampler={self.sampler!r}, "
+            f"max_r_hat={d['max_r_hat']:.4f}, n_permuted={self.n_permuted})"
+        )
+
+    def summary(self, **kwargs):
+        """``arviz.summary`` of the relabelled posterior (mean, sd, interval, ESS, r_hat)."""
+        import arviz as az
+
+        return az.summary(self.trace, **kwargs)
+
+    def save(self, path) -> None:
+        """Not for an MCMC fit: it is its draws. Save ``fit.trace`` (an
+        ``xarray.DataTree``) with ``fit.trace.to_netcdf(path)``."""
+        raise InputError(
+            f"save: an MCMC fit is its draws, which a model file does not hold; got path "
+            f"{str(path)!r}. Save the draws with fit.trace.to_netcdf(path) (read them back "
+            "with xarray.open_datatree), or save the EM fit, fit.reference.save(path)."
+        )
+
+
+def sample_mixture(problem: _Problem, reference: MixtureFit, sampler, draws, chains, tune, rng):
+    """The MCMC fit of ``problem`` (see :func:`bayesnb.mixture.fit_mixture`)."""
+    began = time.perf_counter()
+    start = _State(reference.block_params, reference.class_log_prob)
+    if sampler == "gibbs":
+        raw = gibbs(problem, start, draws, chains, tune, rng)
+    else:
+        from bayesnb.pymc_model import sample_nuts
+
+        raw = sample_nuts(problem, reference, sampler, draws, chains, tune, rng)
+    labelled = problem.known is not None and np.any(problem.known >= 0)
+    ref_resp = None if labelled else reference.responsibilities
+    done = relabel(problem, raw, ref_resp)
+    seconds = time.perf_counter() - began
+    return _fit_from(problem, reference, raw, done, sampler, seconds)
+
+
+def _fit_from(problem, reference, raw: Draws, done: Relabelled, sampler, seconds):
+    import arviz as az
+
+    chains, n_draws = raw.shape
+    lead = {"chain": np.arange(chains), "draw": np.arange(n_draws)}
+    posterior = stacked_dataset(
+        reference, np.exp(done.draws.class_log_prob), done.draws.block_params, lead
+    )
+    mean = posterior.mean(("chain", "draw"))
+    state = _State(*_mean_state(problem, mean))
+    sweep = problem.sweep(state)
+    fit = MCMCMixtureFit._at(
+        problem, _State(state.block_params, state.class_log_prob, sweep.stats, sweep.class_counts)
+    )
+    fit.log_likelihood = sweep.log_likelihood
+    fit.objective = sweep.objective
+    fit.responsibilities = np.ascontiguousarray(sweep.resp.T)
+    fit.n_samples, fit.total_weight = problem.n, problem.total_weight
+    fit.converged = True
+    labels = reference.params["component"].values
+    rows = {"row": np.arange(problem.n)}
+    membership = xr.DataArray(
+        done.membership,
+        dims=("row", "component"),
+        coords={**rows, "component": labels},
+        name="membership",
+    )
+    stats = {
+        "permuted": xr.DataArray(done.permuted, dims=("chain", "draw")),
+        "log_likelihood": xr.DataArray(done.pointwise.sum(axis=2), dims=("chain", "draw")),
+        **{
+            name: xr.DataArray(value, dims=("chain", "draw"))
+            for name, value in raw.sample_stats.items()
+        },
+    }
+    attrs = _attrs(sampler=sampler, draws=n_draws, chains=chains, method="MCMC")
+    groups = {
+        "posterior": posterior,
+        "posterior_raw": stacked_dataset(
+            reference, np.exp(raw.class_log_prob), raw.block_params, lead
+        ),
+        "sample_stats": xr.Dataset(stats, coords=lead),
+        "log_likelihood": _log_likelihood_group(done.pointwise, lead),
+        "observed_data": xr.Dataset(observed_values(problem.blocks, problem.table), coords=rows),
+        "membership": xr.Dataset({"membership": membership}),
+    }
+    for ds in groups.values():
+        ds.attrs.update(attrs)
+    fit.trace = xr.DataTree.from_dict(groups)
+    fit.membership = membership
+    fit.reference = reference
+    fit.n_permuted = int(done.permuted.sum())
+    fit.sampler = sampler
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        # a constant (one component's weight 1): no spread, so r_hat and ESS are NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r_hat = az.rhat(fit.trace["posterior"].ds)
+        ess = az.ess(fit.trace["posterior"].ds)
+    fit.diagnostics = {
+        "max_r_hat": float(np.nanmax([np.nanmax(v.values, initial=1.0) for v in r_hat.values()])),
+        "min_ess_bulk": float(
+            np.nanmin([np.nanmin(v.values, initial=np.inf) for v in ess.values()])
+        ),
+        "n_divergent": int(np.sum(raw.sample_stats.get("diverging", 0))),
+        "n_permuted": fit.n_permuted,
+        "seconds": seconds,
+    }
+    if fit.diagnostics["max_r_hat"] > 1.01:
+        from sklearn.exceptions import ConvergenceWarning  # imported when it is needed
+
+        worst = max(r_hat.data_vars, key=lambda v: float(np.nanmax(r_hat[v].values, initial=1)))
+        warnings.warn(
+            f"MCMC ({sampler}) has r_hat = {fit.diagnostics['max_r_hat']:.3f} > 1.01 after "
+            f"relabelling, on {worst!r}: the chains disagree. Draw more (draws=, tune=), "
+            "or check the trace (fit.trace['posterior']).",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    return fit
+
+
+def _log_likelihood_group(pointwise: np.ndarray, lead: dict) -> xr.Dataset:
+    """``log p(x_i | theta)`` (chain, draw, row) of every row with an observed value.
+
+    A row with none has likelihood 1 under every draw: it is left out (the group's
+    ``omitted_rows`` attribute lists it), as ArviZ's PSIS cannot smooth a constant
+    and the row adds exactly 0 to every log-likelihood and to the LOO estimate."""
+    spread = np.ptp(pointwise, axis=(0, 1))
+    empty = np.flatnonzero((spread <= 1e-12) & (np.abs(pointwise[0, 0]) <= 1e-12))
+    keep = np.setdiff1d(np.arange(pointwise.shape[2]), empty)
+    ds = xr.Dataset(
+        {"x": xr.DataArray(pointwise[..., keep], dims=("chain", "draw", "row"))},
+        coords={**lead, "row": keep},
+    )
+    if empty.size:
+        ds.attrs["omitted_rows"] = (
+            f"rows {empty[:20].tolist()} ({empty.size}): no observed value, so likelihood 1 "
+            "under every draw"
+        )
+    return ds
+
+
+def _mean_state(problem: _Problem, mean: xr.Dataset) -> tuple[list, np.ndarray]:
+    """Parameters at the posterior mean (a Dataset in the layout of ``params``)."""
+    from bayesnb._starts import start_params
+
+    return start_params(problem.blocks, problem.K, mean)

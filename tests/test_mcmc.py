@@ -1,0 +1,195 @@
+"""MCMC clustering: the Gibbs sampler against the exact conjugate posterior where the
+memberships are known, relabelling against label switching, and the fit's groups."""
+
+import math
+import warnings
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesnb as bnb
+from bayesnb import errors
+
+
+def mcse_ok(draws: np.ndarray, expected, k: float = 4.0) -> bool:
+    """Whether the mean of (chain, draw, ...) draws lies within k Monte-Carlo standard
+    errors (sd / sqrt(ESS), ArviZ's bulk ESS) of ``expected``."""
+    import xarray as xr
+
+    da = xr.DataArray(draws, dims=("chain", "draw", *[f"d{i}" for i in range(draws.ndim - 2)]))
+    ess = az.ess(da.to_dataset(name="x"))["x"].values
+    sd = draws.std(axis=(0, 1))
+    err = np.abs(draws.mean(axis=(0, 1)) - expected)
+    return bool(np.all(err <= k * sd / np.sqrt(ess) + 1e-12))
+
+
+def labelled_frame(seed=0, n=80):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b"], n)
+    df = pd.DataFrame(
+        {
+            "f": np.where(y == "a", rng.random(n) < 0.8, rng.random(n) < 0.3).astype(float),
+            "c": np.where(y == "a", rng.choice(["x", "y", "z"], n), rng.choice(["x", "y"], n)),
+            "g": np.where(y == "a", rng.normal(0, 1, n), rng.normal(3, 0.5, n)),
+        }
+    )
+    df.loc[::6, "f"] = np.nan
+    df.loc[::7, "g"] = np.nan
+    df.loc[::5, "c"] = None
+    return df, y
+
+
+CONVERGENCE = "ignore::sklearn.exceptions.ConvergenceWarning"  # few draws: r_hat is rough
+NIG = bnb.NormalInverseGamma(mu=1.0, kappa=0.5, alpha=3.0, beta=2.0)
+
+
+def model():
+    return bnb.NaiveBayes(
+        {"f": bnb.Bernoulli(bnb.Beta(2, 2)), "c": bnb.Categorical(), "g": bnb.Gaussian(NIG)}
+    )
+
+
+def test_gibbs_with_every_membership_known_draws_the_exact_posterior():
+    # Every row's component known: z is fixed, so the Gibbs draws of theta | z are
+    # independent draws of the supervised model's exact conjugate posterior.
+    df, y = labelled_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (EM's start from the labels converges at once)
+        fit = model().cluster(
+            df, 2, y=y, method="mcmc", draws=1000, chains=2, tune=10, random_state=1
+        )
+    exact = model().fit(df, y)  # estimate="mean": the exact posterior mean
+    post = fit.trace["posterior"].ds
+    assert mcse_ok(post["f"].values, exact.params["f"].values)
+    assert mcse_ok(post["c"].values, exact.params["c"].values)
+    assert mcse_ok(post["class_prob"].values, exact.params["class_prob"].values)
+    # the Gaussian's NIG posterior means: mu_n and beta_n / (alpha_n - 1)
+    for j, label in enumerate(["a", "b"]):
+        v = df["g"][y == label].dropna().to_numpy()
+        n, mean = len(v), v.mean()
+        kappa = 0.5 + n
+        mu = (0.5 * 1.0 + n * mean) / kappa
+        alpha = 3.0 + n / 2
+        beta = 2.0 + ((v - mean) ** 2).sum() / 2 + 0.5 * n * (mean - 1.0) ** 2 / (2 * kappa)
+        assert mcse_ok(post["g_mu"].values[..., j], mu)
+        assert mcse_ok(post["g_var"].values[..., j], beta / (alpha - 1))
+    assert fit.n_permuted == 0  # known rows fix the labels: nothing is relabelled
+    np.testing.assert_array_equal(
+        fit.membership.values, np.column_stack([y == "a", y == "b"]).astype(float)
+    )
+
+
+def three_clusters(seed=0, n=240):
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, 3, n)
+    centres = np.array([[0.9] * 4 + [0.1] * 4, [0.1] * 4 + [0.9] * 4, [0.9, 0.1] * 4])
+    return (rng.random((n, 8)) < centres[z]).astype(int), z
+
+
+def test_relabelling_undoes_label_switching_between_chains():
+    X, _ = three_clusters()
+    fit = bnb.NaiveBayes(bnb.Bernoulli()).cluster(
+        X, 3, method="mcmc", draws=400, chains=4, tune=100, random_state=3
+    )
+    raw = az.rhat(fit.trace["posterior_raw"].ds)
+    relabelled = az.rhat(fit.trace["posterior"].ds)
+    # The chains start in different labellings of the one mode: as drawn they disagree.
+    assert max(float(v.max()) for v in raw.data_vars.values()) > 1.1
+    assert max(float(v.max()) for v in relabelled.data_vars.values()) <= 1.01
+    assert fit.n_permuted > 0
+    assert fit.trace["sample_stats"]["permuted"].sum() == fit.n_permuted
+    # Relabelled, every draw's components sit near the EM reference's.
+    post = fit.trace["posterior"]["X"].mean(("chain", "draw")).values
+    np.testing.assert_allclose(post, fit.reference.params["X"].values, atol=0.05)
+
+
+def test_house_votes_gibbs_agrees_with_map_em():
+    votes = bnb.datasets.house_votes_84().drop(columns="party")
+    fit = bnb.NaiveBayes().cluster(votes, 2, method="mcmc", random_state=0)
+    assert fit.diagnostics["max_r_hat"] <= 1.01
+    post = fit.trace["posterior"].ds
+    ref = fit.reference.params
+    sd = post.std(("chain", "draw"))
+    gap = np.abs(post.mean(("chain", "draw")) - ref)
+    for name in post.data_vars:
+        assert float((gap[name] - sd[name]).max()) < 0, name
+    # membership: a distribution over the components for every row
+    np.testing.assert_allclose(fit.membership.sum("component").values, 1.0)
+    # row 248 has no vote at all: likelihood 1 under every draw, left out of the group
+    assert fit.trace["log_likelihood"]["x"].shape == (4, 1000, 434)
+    assert "248" in fit.trace["log_likelihood"].attrs["omitted_rows"]
+    assert np.isfinite(az.loo(fit.trace).elpd)
+
+
+@pytest.mark.filterwarnings(CONVERGENCE)
+def test_pointwise_log_likelihood_is_the_mixture_density_at_the_draw():
+    X, _ = three_clusters(n=60)
+    fit = bnb.NaiveBayes(bnb.Bernoulli()).cluster(
+        X, 2, method="mcmc", draws=50, chains=2, tune=20, random_state=0
+    )
+    post = fit.trace["posterior"].ds
+    for chain, draw in [(0, 0), (1, 49)]:
+        p = post.isel(chain=chain, draw=draw)
+        w, theta = p["class_prob"].values, p["X"].values  # (K,), (K, 8)
+        by_hand = np.log(
+            (w[None, :] * np.prod(np.where(X[:, None, :] == 1, theta, 1 - theta), axis=2)).sum(1)
+        )
+        got = fit.trace["log_likelihood"]["x"].isel(chain=chain, draw=draw).values
+        np.testing.assert_allclose(got, by_hand, rtol=1e-10)
+
+
+@pytest.mark.filterwarnings(CONVERGENCE)
+def test_compare_over_k():
+    X, _ = three_clusters(n=150)
+    fits = {
+        f"K={k}": bnb.NaiveBayes(bnb.Bernoulli()).cluster(
+            X, k, method="mcmc", draws=200, chains=2, tune=100, random_state=0
+        )
+        for k in (1, 3)
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ArviZ's Pareto-k notes on small data
+        table = az.compare({name: f.trace for name, f in fits.items()})
+    assert table.index[0] == "K=3"
+
+
+@pytest.mark.filterwarnings(CONVERGENCE)
+def test_mcmc_fit_has_the_em_interface():
+    X, _ = three_clusters(n=90)
+    fit = bnb.NaiveBayes(bnb.Bernoulli()).cluster(
+        X, 3, method="mcmc", draws=100, chains=2, tune=50, random_state=0
+    )
+    p = fit.predict_proba(X)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    assert set(fit.params.data_vars) == set(fit.reference.params.data_vars)
+    assert math.isfinite(fit.bic)
+    assert "MCMCMixtureFit" in repr(fit)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"sampler": "metropolis"}, errors.InputError, "sampler"),
+        ({"draws": 0}, errors.InputError, "draws"),
+        ({"chains": 1.5}, errors.InputTypeError, "chains"),
+        ({"tune": -1}, errors.InputError, "tune"),
+        ({"method": "vb"}, errors.InputError, "method"),
+    ],
+)
+def test_bad_mcmc_options(kwargs, error, match):
+    X, _ = three_clusters(n=30)
+    options = {"method": "mcmc", **kwargs}
+    with pytest.raises(error, match=match):
+        bnb.NaiveBayes(bnb.Bernoulli()).cluster(X, 2, **options)
+
+
+@pytest.mark.filterwarnings(CONVERGENCE)
+def test_an_mcmc_fit_is_saved_as_its_trace(tmp_path):
+    X, _ = three_clusters(n=30)
+    fit = bnb.NaiveBayes(bnb.Bernoulli()).cluster(
+        X, 2, method="mcmc", draws=20, chains=1, tune=5, random_state=0
+    )
+    with pytest.raises(errors.InputError, match=r"trace\.to_netcdf"):
+        fit.save(tmp_path / "m.nc")
