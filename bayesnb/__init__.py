@@ -6,6 +6,7 @@ likelihood, MAP or the full posterior predictive.
 """
 
 from bayesnb import datasets, errors
+from bayesnb.compare import compare_fits
 from bayesnb.errors import (
     BayesNBError,
     InputError,
@@ -62,6 +63,7 @@ __all__ = [
     "ZeroLikelihoodError",
     "ZeroProbabilityWarning",
     "compare_components",
+    "compare_fits",
     "count_parameters",
     "datasets",
     "errors",

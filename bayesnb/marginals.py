@@ -6,12 +6,14 @@ Normal-Inverse-Gamma ``(mu, kappa, alpha, beta)`` the mean is a Student-t with
 ``2 alpha`` degrees of freedom, location ``mu`` and scale ``sqrt(beta / (alpha kappa))``,
 the variance is ``InverseGamma(alpha, beta)`` and the standard deviation its square
 root. Each marginal here is elementwise over arrays of parameters and offers the
-quantile function ``ppf`` and the density ``pdf``, all that :func:`interval` needs.
+quantile function ``ppf`` and the density ``pdf`` (all that :func:`interval` needs),
+and its ``mean`` and ``std``.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 __all__ = ["BetaMarginal", "InverseGammaMarginal", "SqrtOf", "StudentTMarginal", "interval"]
 
@@ -39,6 +41,13 @@ class BetaMarginal:
 
         return np.where(self._point, np.inf, stats.beta.pdf(x, self.a, self._b))
 
+    def mean(self):
+        return self.a / (self.a + self.b)
+
+    def std(self):
+        total = self.a + self.b
+        return np.sqrt(self.a * self.b / (total * total * (total + 1.0)))
+
 
 class StudentTMarginal:
     """Student-t with ``df`` degrees of freedom, location ``loc`` and ``scale``."""
@@ -61,6 +70,13 @@ class StudentTMarginal:
         from scipy import stats
 
         return stats.t.pdf(x, self.df, loc=self.loc, scale=self.scale)
+
+    def mean(self):
+        return np.where(self.df > 1, self.loc, np.nan)
+
+    def std(self):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.df > 2, self.scale * np.sqrt(self.df / (self.df - 2.0)), np.inf)
 
 
 class InverseGammaMarginal:
@@ -85,6 +101,20 @@ class InverseGammaMarginal:
 
         return stats.invgamma.pdf(x, self.alpha, scale=self.beta)
 
+    def mean(self):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.alpha > 1, self.beta / (self.alpha - 1.0), np.inf)
+
+    def std(self):
+        a, b = self.alpha, self.beta
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(a > 2, b / ((a - 1.0) * np.sqrt(a - 2.0)), np.inf)
+
+    def sqrt_mean(self):
+        """``E[sqrt(X)] = sqrt(beta) Gamma(alpha - 1/2) / Gamma(alpha)``."""
+        a = self.alpha
+        return np.sqrt(self.beta) * np.exp(special.gammaln(a - 0.5) - special.gammaln(a))
+
 
 class SqrtOf:
     """The square root of a positive variable with marginal ``inner`` (e.g. a standard
@@ -104,6 +134,13 @@ class SqrtOf:
     def pdf(self, x):
         x = np.asarray(x, float)
         return 2.0 * x * self.inner.pdf(x * x)
+
+    def mean(self):
+        return self.inner.sqrt_mean()
+
+    def std(self):
+        """``sqrt(E[X] - E[sqrt(X)]**2)``, with X the inner variable."""
+        return np.sqrt(np.maximum(self.inner.mean() - self.mean() ** 2, 0.0))
 
 
 #: Bisection steps of the highest-density search: the lower tail mass is found to

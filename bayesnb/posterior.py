@@ -364,6 +364,27 @@ def credible_interval(fit, prob, kind: str) -> xr.Dataset:
     return ds
 
 
+def exact_summary(fit, prob=None) -> xr.Dataset:
+    """Every parameter's exact posterior mean, sd and equal-tailed interval: the
+    variables of ``fit.params`` with a last dim ``stat`` (mean, sd, lower, upper)."""
+    prob = check_prob(prob)
+    alpha, blocks = hyperparameters(fit)
+    marginals = [{"class": BetaMarginal(alpha, alpha.sum() - alpha)}]
+    marginals += [block.marginals(hyper) for block, hyper in zip(fit.blocks, blocks, strict=True)]
+    values = []
+    for group in marginals:
+        out = {}
+        for key, m in group.items():
+            stacked = np.stack([m.mean(), m.std(), *interval(m, prob, "eti")])
+            out[key] = stacked.reshape(-1, *stacked.shape[2:])
+        values.append(out)
+    class_values = values[0]["class"].reshape(4, -1)
+    lead = {"stat": ["mean", "sd", "lower", "upper"]}
+    ds = stacked_dataset(fit, class_values, values[1:], lead).transpose(..., "stat")
+    ds.attrs.update(prob=prob, method=METHOD)
+    return ds
+
+
 def log_evidence(fit) -> float:
     """See :meth:`bayesnb.NaiveBayesFit.log_evidence`."""
     k = len(fit.labels)
