@@ -397,6 +397,51 @@ def test_sparse_counts_give_the_log_density_of_the_dense_ones():
     assert log_density(model.to_pymc(counts, y), fit.params) == pytest.approx(expected, abs=TOL)
 
 
+# -- the families' design of their rows ------------------------------------------------------
+def _bound(features, X):
+    from bayesnb._data import Table
+
+    table = Table(X, feature_names=None)
+    return bnb.NaiveBayes(features).bind(table)[0], table
+
+
+def test_bernoulli_design_reads_value_v_of_column_j_at_2j_plus_v():
+    X = pd.DataFrame({"a": ["y", "n", None], "b": ["n", "n", "y"]})
+    block, table = _bound({"f": bnb.Bernoulli(values=("n", "y"), columns=["a", "b"])}, X)
+    index, value = block.design(table.take(block.columns))
+    assert block.flat_size() == 4
+    np.testing.assert_array_equal(index, [[1, 2], [0, 2], [4, 3]])  # 4: the padding
+    np.testing.assert_array_equal(value, [[1, 1], [1, 1], [0, 1]])
+    np.testing.assert_array_equal(block.log_offset(), np.zeros(4))
+
+
+def test_categorical_and_binned_designs_read_each_column_from_its_segment():
+    X = pd.DataFrame({"a": ["u", "w", None, "v"], "b": ["x", None, "z", "x"]})
+    block, table = _bound({"f": bnb.Categorical(columns=["a", "b"])}, X)
+    index, value = block.design(table.take(block.columns))
+    assert block.flat_size() == 5  # u v w | x z
+    np.testing.assert_array_equal(index, [[0, 3], [2, 5], [5, 4], [1, 3]])
+    np.testing.assert_array_equal(value, [[1, 1], [1, 0], [0, 1], [1, 1]])
+    X = pd.DataFrame({"h": [0.5, 3.0, np.nan, 10.0]})
+    block, table = _bound({"h": bnb.Binned([0.0, 1.0, 4.0, 10.0])}, X)
+    index, value = block.design(table.take(block.columns))
+    np.testing.assert_array_equal(index[:, 0], [0, 1, 3, 2])  # the last bin holds its edge
+    np.testing.assert_array_equal(value[:, 0], [1, 1, 0, 1])
+    np.testing.assert_allclose(block.log_offset(), -np.log([1.0, 3.0, 6.0]))
+
+
+def test_multinomial_design_lists_every_rows_counts_padded_to_the_longest():
+    counts = np.array([[0, 2, 0, 1], [0, 0, 0, 0], [3, 1, 1, 1]])
+    block, table = _bound(bnb.Multinomial(), sparse.csr_array(counts))
+    index, value = block.design(table.take(block.columns))
+    assert index.shape == (3, 4) and block.flat_size() == 4
+    for row, (i, v) in enumerate(zip(index, value, strict=True)):
+        dense = np.zeros(5)
+        np.add.at(dense, i, v)
+        np.testing.assert_array_equal(dense[:4], counts[row])
+        assert dense[4] == 0.0  # the padding carries no count
+
+
 # -- names, dims, coords ----------------------------------------------------------------------
 def _check_layout(pm_model, params: xr.Dataset) -> None:
     free = {rv.name for rv in pm_model.free_RVs}
