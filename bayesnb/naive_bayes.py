@@ -190,6 +190,49 @@ class NaiveBayes:
         Table(X, feature_names=options.get("feature_names")).check_not_empty()
         return fit_mixture(self, X, n_components, **options)
 
+    def to_pymc(self, X, y=None, n_components=None, *, target=None, sample_weight=None):
+        """This declaration as a PyMC model (``pymc.Model``), for MCMC.
+
+        The model's variables carry the names, dims and coords of ``fit.params``:
+        ``class_prob`` and every feature's parameters, each under its declared prior
+        (a Dirichlet for the class weights; Beta or Dirichlet for discrete features;
+        for a Gaussian ``<name>_var`` ~ InverseGamma and ``<name>_mu`` ~ Normal given
+        the variance, the Normal-Inverse-Gamma prior, and ``<name>_sigma`` its square
+        root). The likelihood is one ``pm.Potential`` named ``"log_likelihood"``; a
+        missing value is marginalized, as by the fit and by EM.
+
+        Parameters
+        ----------
+        X : DataFrame, ndarray or sparse matrix
+        y : array_like, optional
+            With ``n_components`` None: the classes of a classifier (the model of
+            ``self.fit(X, y)``'s posterior, with the priors the fit resolves). With
+            ``n_components``: the known component of each row, missing where unknown
+            (semi-supervised).
+        n_components : int or list, optional
+            A mixture of this many components (or of these names): the declaration
+            bound as EM binds it, every row's component marginalized by a log-sum-exp
+            over the components (a known row's fixed). Its dim is ``component``.
+        target : str, optional
+            A column of ``X`` holding ``y``.
+        sample_weight : array_like, optional
+            Non-negative row weights: each multiplies its row's log-likelihood.
+
+        Returns
+        -------
+        pymc.Model
+
+        Examples
+        --------
+        >>> import bayesnb as bnb
+        >>> pm_model = bnb.NaiveBayes().to_pymc(bnb.datasets.play_tennis(), target="play")
+        >>> pm_model.named_vars_to_dims["outlook"]
+        ('class_label', 'outlook_category')
+        """
+        from bayesnb.pymc_model import to_pymc
+
+        return to_pymc(self, X, y, n_components, target=target, sample_weight=sample_weight)
+
 
 class TrainingRows(NamedTuple):
     """One batch of the rows a classifier was fitted on, kept by reference (not

@@ -1305,6 +1305,112 @@ def test_linear_weights_names_the_class_count_and_the_other_features():
 # (end of the fitted-model section)
 
 
+# ======================================================================================
+# The PyMC model (NaiveBayes.to_pymc, bayesnb.pymc_model)
+# ======================================================================================
+
+
+def _pymc_rows():
+    X = pd.DataFrame({"b": [0.0, 1.0, 1.0, np.nan], "c": ["u", "v", None, "u"]})
+    return X, ["p", "q", "q", "p"]
+
+
+def test_to_pymc_without_classes_or_components_names_y_and_n_components():
+    X, _ = _pymc_rows()
+    with pytest.raises(errors.InputError, match=r"y, target and n_components") as info:
+        bnb.NaiveBayes().to_pymc(X)
+    assert "n_components=K" in str(info.value) and "y=labels" in str(info.value)
+
+
+@pytest.mark.parametrize("bad", [0, -2])
+def test_to_pymc_with_fewer_than_one_component_names_n_components(bad):
+    X, _ = _pymc_rows()
+    with pytest.raises(errors.InputError, match=rf"n_components must be .*got {bad}"):
+        bnb.NaiveBayes().to_pymc(X, n_components=bad)
+
+
+@pytest.mark.parametrize("bad", ["2", 2.0, True])
+def test_to_pymc_with_n_components_not_an_int_names_it(bad):
+    X, _ = _pymc_rows()
+    with pytest.raises(errors.InputTypeError, match=r"n_components must be an int"):
+        bnb.NaiveBayes().to_pymc(X, n_components=bad)
+
+
+def test_to_pymc_with_y_and_target_names_target():
+    X, y = _pymc_rows()
+    frame = X.assign(label=y)
+    with pytest.raises(errors.InputError, match=r"both y and target='label'"):
+        bnb.NaiveBayes().to_pymc(frame, y, n_components=2, target="label")
+    with pytest.raises(errors.InputError, match=r"both y and target='label'"):
+        bnb.NaiveBayes().to_pymc(frame, y, target="label")
+
+
+def test_to_pymc_with_more_known_labels_than_components_names_n_components():
+    X, _ = _pymc_rows()
+    with pytest.raises(errors.InputError, match=r"y names 3 known component.*n_components=2"):
+        bnb.NaiveBayes().to_pymc(X, ["a", "b", None, "c"], n_components=2)
+
+
+def test_to_pymc_with_a_missing_class_label_names_y():
+    X, _ = _pymc_rows()
+    with pytest.raises(errors.InputError, match=r"\by\b"):
+        bnb.NaiveBayes().to_pymc(X, ["p", None, "q", "p"])
+
+
+def test_to_pymc_with_sample_weight_of_the_wrong_length_names_it():
+    X, y = _pymc_rows()
+    with pytest.raises(errors.InputError, match=r"sample_weight must hold one weight per row"):
+        bnb.NaiveBayes().to_pymc(X, n_components=2, sample_weight=[1.0, 2.0])
+    with pytest.raises(errors.InputError, match=r"sample_weight must be >= 0"):
+        bnb.NaiveBayes().to_pymc(X, y, sample_weight=[1.0, -1.0, 1.0, 1.0])
+
+
+def _pymc_point():
+    from bayesnb.pymc_model import log_density, model_point
+
+    X, y = _pymc_rows()
+    model = bnb.NaiveBayes()
+    return model.to_pymc(X, y), model.fit(X, y).params, model_point, log_density
+
+
+def test_model_point_without_a_variable_names_it():
+    pm_model, params, model_point, _ = _pymc_point()
+    with pytest.raises(errors.InputError, match=r"params lacks the variable 'c'"):
+        model_point(pm_model, params.drop_vars("c"))
+
+
+def test_model_point_with_classes_in_another_order_names_the_dim():
+    pm_model, params, model_point, _ = _pymc_point()
+    turned = params.isel(class_label=[1, 0])
+    with pytest.raises(errors.InputError, match=r"params\['class_prob'\] has the 'class_label'"):
+        model_point(pm_model, turned)
+
+
+def test_model_point_with_other_dims_names_the_variable():
+    pm_model, params, model_point, _ = _pymc_point()
+    other = params.assign(b=params["b"].rename(class_label="group"))
+    with pytest.raises(errors.InputError, match=r"params\['b'\] has dims \('group',\)"):
+        model_point(pm_model, other)
+
+
+def test_log_density_with_a_non_finite_parameter_names_it():
+    pm_model, params, _, log_density = _pymc_point()
+    bad = params.copy(deep=True)
+    bad["b"][0] = np.nan
+    with pytest.raises(errors.InputError, match=r"params\['b'\] holds a value that is not finite"):
+        log_density(pm_model, bad)
+
+
+def test_model_point_of_an_array_names_params():
+    pm_model, params, model_point, _ = _pymc_point()
+    with pytest.raises(errors.InputTypeError, match=r"params must be an xarray.Dataset"):
+        model_point(pm_model, params["b"].values)
+    with pytest.raises(errors.InputTypeError, match=r"params\['class_prob'\] must be an xarray"):
+        model_point(pm_model, {name: da.values for name, da in params.items()})
+
+# (end of the PyMC model section)
+
+
 def test_errors_are_builtin_exceptions_too():
     assert issubclass(errors.InputError, ValueError)
     assert issubclass(errors.InputTypeError, TypeError)

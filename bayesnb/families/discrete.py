@@ -220,6 +220,32 @@ class _Discrete(Family):
         """Counts of two disjoint batches add."""
         return {"counts": np.add(a["counts"], b["counts"])}
 
+    # -- the rows as entries of the flat layout (see bayesnb.pymc_model) ------------------
+    def flat_size(self) -> int:
+        """The entries of one class's log-probabilities on the flat layout
+        ``log_prob.reshape(K, -1)`` (which the statistics' counts share)."""
+        raise NotImplementedError
+
+    def log_offset(self) -> np.ndarray:
+        """(flat_size,) constants added to the flat log-probabilities to give the log
+        density of a value: none but for a Binned feature's bin widths."""
+        return np.zeros(self.flat_size())
+
+    def design(self, data) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's observed values as entries of the flat layout: ``(index,
+        value)``, both (n, L), so that the row's log-likelihood under class ``k`` is
+        ``sum_l value[i, l] * table[k, index[i, l]]`` with ``table`` the flat
+        log-probabilities plus :meth:`log_offset`. A missing value has no entry: its
+        place holds the padding index ``flat_size()`` with value 0 (a table padded
+        with a column of zeros reads 0 there)."""
+        raise NotImplementedError
+
+    def _padded(self, entries: np.ndarray, present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(index, value)`` of :meth:`design` from flat entries (n, L) and where a
+        value is present (n, L) for a family whose values are indicators."""
+        index = np.where(present, entries, self.flat_size()).astype(np.intp)
+        return index, present.astype(float)
+
 
 class Bernoulli(_Discrete):
     """A Boolean feature, or a block of them (``columns=[...]``), with a Beta prior.
@@ -506,6 +532,16 @@ class Bernoulli(_Discrete):
         """0/1 draws (``int8``), 1 for the true value."""
         p1 = np.exp(params["log_prob"][..., 1])[components].astype(np.float32)
         return (rng.random(p1.shape, dtype=np.float32) < p1).astype(np.int8)
+
+    def flat_size(self) -> int:
+        return 2 * self.n_columns
+
+    def design(self, data) -> tuple[np.ndarray, np.ndarray]:
+        """Column ``j``'s value ``v`` (0 or 1) is entry ``2 j + v``."""
+        x, observed = self._checked(self.encode(data))
+        x = np.asarray(x.toarray() if sparse.issparse(x) else x, dtype=np.intp)
+        present = np.ones(x.shape, dtype=bool) if observed is None else observed > 0
+        return self._padded(2 * np.arange(self.n_columns) + x, present)
 
 
 class Categorical(_Discrete):
@@ -907,6 +943,15 @@ class Categorical(_Discrete):
         dtype = np.min_scalar_type(max(self.column_sizes()))
         return np.stack(list(self._draw_codes(params, components, rng)), axis=1).astype(dtype)
 
+    def flat_size(self) -> int:
+        return int(sum(self.column_sizes()))
+
+    def design(self, data) -> tuple[np.ndarray, np.ndarray]:
+        """Column ``j``'s category ``v`` is entry ``segments()[j] + v``; a missing value
+        (or an unseen one, marginalized) has none."""
+        codes = self.codes(data)
+        return self._padded(self.segments() + codes, codes >= 0)
+
     def params_from(self, source, K: int) -> dict:
         """One variable per column (named by the column in a block), each over the
         column's own categories, laid side by side in the block's stored layout."""
@@ -1044,6 +1089,10 @@ class Binned(Categorical):
 
     def _log_table(self, params) -> np.ndarray:
         return self._flat(params["log_prob"]) - self._log_widths()
+
+    def log_offset(self) -> np.ndarray:
+        """Minus the log width of every bin: a bin's mass spread over its width."""
+        return -self._log_widths()
 
     def _width_term(self, stats: dict) -> float:
         """``-sum(count * log width)``: what turns the bins' probabilities into the
@@ -1245,6 +1294,24 @@ class Multinomial(_Discrete):
             terms = special.gammaln(ak + x.data) - special.gammaln(ak)
             out[:, k] += np.bincount(rows, weights=terms, minlength=x.shape[0])
         return out
+
+    def flat_size(self) -> int:
+        return self.n_columns
+
+    def design(self, data) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's non-zero counts, with their columns, padded to the longest row."""
+        x = sparse.csr_array(self._checked(self.encode(data)), copy=True)
+        x.sum_duplicates()
+        x.eliminate_zeros()
+        lengths = np.diff(x.indptr)
+        width = max(1, int(lengths.max(initial=0)))
+        index = np.full((x.shape[0], width), self.flat_size(), dtype=np.intp)
+        value = np.zeros((x.shape[0], width))
+        rows = np.repeat(np.arange(x.shape[0]), lengths)
+        place = np.arange(x.nnz) - np.repeat(x.indptr[:-1], lengths)
+        index[rows, place] = x.indices
+        value[rows, place] = x.data
+        return index, value
 
     def row_dims(self) -> dict:
         return {f"{self.name}_category": list(self.columns)}

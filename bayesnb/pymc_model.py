@@ -1,0 +1,431 @@
+"""A PyMC model from a naive Bayes declaration: the classifier's and the mixture's.
+
+The model's variables are those of ``fit.params``, with the same names, dims and
+coords, so that EM's estimates, the exact posterior and MCMC draws line up variable
+by variable:
+
+* ``class_prob`` (dim ``class_label`` for a classifier, ``component`` for a mixture)
+  under the class prior's Dirichlet;
+* every discrete variable under its declared prior: a Bernoulli column's P(true)
+  under its Beta, a categorical column's (or a Binned column's, or a Multinomial
+  block's) probabilities under their Dirichlet, one per class (a concentration given
+  per class or per category is honoured);
+* every Gaussian's ``<name>_var`` ~ InverseGamma(alpha, beta) and ``<name>_mu`` ~
+  Normal(mu0, sqrt(var / kappa)), the Normal-Inverse-Gamma prior, with
+  ``<name>_sigma`` = sqrt(var) a deterministic.
+
+The hyperparameters are the families' own: :meth:`bayesnb.families.Family.posterior_hyper`
+of zero statistics (the prior as the package resolves it: a classifier's default
+Gaussian prior per class, a mixture's pooled one) laid out by the family's
+``to_xarray``.
+
+The likelihood is one ``pm.Potential`` named ``"log_likelihood"``, built from the
+package's encodings, with every missing value marginalized (it contributes nothing):
+
+* rows whose class is known (every row of a classifier, the labelled rows of a
+  semi-supervised mixture) enter by their weighted sufficient statistics, counted by
+  the families' own ``count``: ``sum(counts * log theta)`` over the non-zero counts of
+  every discrete variable (a Binned value also ``-log width`` of its bin), and
+  ``-n/2 log(2 pi var) - (S + n (mean - mu)^2) / (2 var)`` for a Gaussian;
+* rows whose component is unknown enter by ``w_i logsumexp_k [log pi_k + sum_j log
+  p(x_ij | theta_kj)]``: the discrete values read from every family's ``design`` (the
+  observed entries of the flat layout of its log-probabilities) and the Gaussian
+  values by their normal log density, a missing one masked out.
+
+A Potential rather than observed distributions: the data enter as constants of one
+term (statistics and a design, not draws of a PyMC distribution), the term is the
+package's own likelihood, and a known row costs nothing beyond its statistics. So the
+model has no observed variable: ``pm.compute_log_likelihood`` and posterior predictive
+sampling do not apply to it, and the rows' log-likelihoods of a draw are computed with
+the package's kernels instead.
+
+PyMC is imported with this module, which ``import bayesnb`` does not import.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+
+import numpy as np
+import pymc as pm
+import pytensor
+import pytensor.tensor as pt
+import xarray as xr
+
+from bayesnb._data import Table, check_sample_weight, split_target
+from bayesnb.errors import InputError, InputTypeError
+from bayesnb.families import Bernoulli, Gaussian
+from bayesnb.families._kernels import value_array
+
+__all__ = [
+    "bound_mixture_model",
+    "classifier_model",
+    "log_density",
+    "mixture_model",
+    "model_point",
+    "to_pymc",
+]
+
+LOG_2PI = float(np.log(2.0 * np.pi))
+
+#: The name of the likelihood's Potential.
+LIKELIHOOD = "log_likelihood"
+
+
+# -- the front ----------------------------------------------------------------------------
+def to_pymc(model, X, y=None, n_components=None, *, target=None, sample_weight=None):
+    """See :meth:`bayesnb.NaiveBayes.to_pymc`."""
+    if n_components is None:
+        if y is None and target is None:
+            raise InputError(
+                "to_pymc needs the classes of the rows (y= or target=, a classifier) or "
+                "n_components= (a mixture); got none of y, target and n_components. Pass "
+                "y=labels for the classifier's posterior, or n_components=K to cluster."
+            )
+        fit = model.fit(X, y, target=target, sample_weight=sample_weight)
+        return classifier_model(fit)
+    if target is not None:
+        if y is not None:
+            raise InputError(
+                f"to_pymc got both y and target={target!r}; give the known components "
+                "once: y=labels, or target='column' naming a column of X."
+            )
+        X, y, _ = split_target(X, None, target)
+    return mixture_model(model, X, n_components, y=y, sample_weight=sample_weight)
+
+
+def classifier_model(fit) -> pm.Model:
+    """The PyMC model of a fitted classifier's posterior (a ``NaiveBayesFit``).
+
+    Its priors are the fit's, as the fit resolved them (a Gaussian's default prior per
+    class, from the class's own rows), and its likelihood that of the training rows
+    with their labels, through the fit's statistics (so a fit read by
+    :func:`bayesnb.load` serves too). The class dim is ``fit.label_dim``.
+    """
+    k = len(fit.labels)
+    return _build(
+        blocks=fit.blocks,
+        labels=fit.labels,
+        label_dim=fit.label_dim,
+        class_alpha=fit.class_prior.resolve(k),
+        known_stats=fit.stats,
+        known_counts=np.asarray(fit.class_counts, dtype=float),
+        rows=None,
+    )
+
+
+def mixture_model(
+    model, X, n_components, *, y=None, sample_weight=None, feature_names=None
+) -> pm.Model:
+    """The PyMC model of the mixture ``model`` declares, on the rows of ``X``.
+
+    The declaration is bound to ``X`` as EM binds it (a Gaussian's default prior is
+    the one prior of every component, from all the rows). ``n_components`` is K or the
+    list of the components' names, and ``y`` the known component of every row (a
+    missing label: unknown), as :func:`bayesnb.mixture.fit_mixture` takes them. The
+    component of a row is marginalized; a known row's is fixed.
+    """
+    from bayesnb._starts import component_labels
+    from bayesnb.mixture import _known_codes, _label_series, _sorted_labels
+
+    table = Table(X, feature_names=feature_names)
+    table.check_not_empty()
+    weights = check_sample_weight(sample_weight, table.n_rows)
+    if (
+        y is not None
+        and isinstance(n_components, int | np.integer)
+        and not isinstance(n_components, bool)
+    ):
+        labels = _sorted_labels(_label_series(y).dropna())
+        if not labels:  # every label missing: nothing is known
+            labels = component_labels(n_components, "random")
+        elif len(labels) != n_components:
+            raise InputError(
+                f"y names {len(labels)} known component(s) {labels[:10]!r} but "
+                f"n_components={n_components}. Give n_components as the list of every "
+                "component name."
+            )
+    else:
+        labels = component_labels(n_components, "random")
+    known = None if y is None else _known_codes(y, labels, table.n_rows)
+    blocks = model.bind(table, weights)
+    return bound_mixture_model(blocks, table, labels, model.class_prior, known, weights)
+
+
+def bound_mixture_model(
+    blocks, table: Table, labels, class_prior, known=None, sample_weight=None
+) -> pm.Model:
+    """The mixture's PyMC model from a declaration already bound to ``table``.
+
+    Parameters
+    ----------
+    blocks : list of Family
+        The bound families (``model.bind(table, sample_weight)``, as EM binds them).
+    table : bayesnb._data.Table
+        The rows.
+    labels : list
+        The components' names (the ``component`` coords).
+    class_prior : Dirichlet
+        The prior of the component weights.
+    known : ndarray of int, optional
+        Every row's known component code, -1 where unknown.
+    sample_weight : ndarray, optional
+        Validated row weights: each multiplies its row's term.
+    """
+    k, n = len(labels), table.n_rows
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    codes = np.full(n, -1, dtype=np.intp) if known is None else np.asarray(known, np.intp)
+    fixed = codes >= 0
+    resp = np.zeros((n, k))
+    resp[fixed, codes[fixed]] = w[fixed]
+    data = [table.take(block.columns) for block in blocks]
+    known_stats = [
+        block.count(block.encode(d), resp) for block, d in zip(blocks, data, strict=True)
+    ]
+    free = ~fixed & (w > 0)  # a row of weight 0 adds nothing
+    return _build(
+        blocks=blocks,
+        labels=labels,
+        label_dim="component",
+        class_alpha=class_prior.resolve(k),
+        known_stats=known_stats,
+        known_counts=resp.sum(axis=0),
+        rows=(data, free, w[free]),
+    )
+
+
+# -- the model ------------------------------------------------------------------------------
+def _build(*, blocks, labels, label_dim, class_alpha, known_stats, known_counts, rows):
+    """The PyMC model: the priors, then one Potential holding the likelihood of the
+    known rows (their statistics ``known_stats`` and class totals ``known_counts``)
+    and of the rows ``rows`` = ``(every block's data, mask of the rows, their
+    weights)`` whose class is unknown (None: none)."""
+    k = len(labels)
+    label_values = value_array(labels)
+    coords = {label_dim: label_values}
+    layouts = []
+    for block, stats in zip(blocks, known_stats, strict=True):
+        hyper = block.posterior_hyper({key: np.zeros_like(v) for key, v in stats.items()})
+        if isinstance(block, Gaussian):
+            laid = block.to_xarray(hyper, None, label_dim, label_values)["params"]
+        elif isinstance(block, Bernoulli):  # P(true): a is the true entry, b the false
+            conc = hyper["concentration"]
+            laid = tuple(
+                block.to_xarray({"prob": c}, None, label_dim, label_values)["params"]
+                for c in (conc, conc[..., ::-1])
+            )
+        else:
+            laid = block.to_xarray({"prob": hyper["concentration"]}, None, label_dim, label_values)[
+                "params"
+            ]
+        layouts.append(laid)
+        for da in _arrays(laid):
+            coords.update({d: da[d].values for d in da.dims})
+
+    with pm.Model(coords=coords) as pm_model:
+        class_prob = pm.Dirichlet("class_prob", a=np.asarray(class_alpha, float), dims=label_dim)
+        log_class = pt.log(class_prob)
+        tables, gaussians = [], []  # (block, flat log table), (block, mu, var)
+        for block, laid in zip(blocks, layouts, strict=True):
+            if isinstance(block, Gaussian):
+                gaussians.append((block, *_gaussian(block, laid, k)))
+            else:
+                tables.append((block, _discrete(block, laid, k)))
+        total = _known_term(log_class, tables, gaussians, blocks, known_stats, known_counts)
+        if rows is not None and rows[1].any():
+            total = total + _free_term(log_class, tables, gaussians, blocks, rows)
+        pm.Potential(LIKELIHOOD, total)
+    return pm_model
+
+
+def _arrays(laid) -> list[xr.DataArray]:
+    """The arrays of a block's laid-out hyperparameters (a Bernoulli's: its a's)."""
+    return list((laid[0] if isinstance(laid, tuple) else laid).values())
+
+
+def _gaussian(block, laid, k):
+    """``<name>_var``, ``<name>_mu`` and ``<name>_sigma``; the mean and variance (K, d)."""
+    name = block.name
+    hyper = {key: laid[f"{name}_{key}"] for key in ("mu", "kappa", "alpha", "beta")}
+    dims = hyper["mu"].dims
+    var = pm.InverseGamma(
+        f"{name}_var", alpha=hyper["alpha"].values, beta=hyper["beta"].values, dims=dims
+    )
+    mu = pm.Normal(
+        f"{name}_mu", mu=hyper["mu"].values, sigma=pt.sqrt(var / hyper["kappa"].values), dims=dims
+    )
+    pm.Deterministic(f"{name}_sigma", pt.sqrt(var), dims=dims)
+    return mu.reshape((k, -1)), var.reshape((k, -1))
+
+
+def _discrete(block, laid, k):
+    """The block's variables; its log density table (K, flat size): the flat
+    log-probabilities (``log_prob.reshape(K, -1)``) plus the family's offset."""
+    if isinstance(block, Bernoulli):
+        a, b = (part[block.name] for part in laid)
+        p = pm.Beta(block.name, alpha=a.values, beta=b.values, dims=a.dims).reshape((k, -1))
+        flat = pt.stack([pt.log1p(-p), pt.log(p)], axis=-1).reshape((k, -1))
+    else:  # one Dirichlet per variable, laid side by side as the flat layout lays them
+        parts = [pt.log(pm.Dirichlet(var, a=da.values, dims=da.dims)) for var, da in laid.items()]
+        flat = parts[0] if len(parts) == 1 else pt.concatenate(parts, axis=1)
+    offset = block.log_offset()
+    return flat + offset if np.any(offset) else flat
+
+
+def _known_term(log_class, tables, gaussians, blocks, known_stats, known_counts):
+    """The log-likelihood of the rows whose class is known, from their statistics."""
+    stats = dict(zip(map(id, blocks), known_stats, strict=True))
+    nonzero = known_counts > 0
+    total = pt.sum(known_counts[nonzero] * log_class[np.flatnonzero(nonzero)])
+    for block, table in tables:
+        counts = np.asarray(stats[id(block)]["counts"], dtype=float)
+        counts = counts.reshape(counts.shape[0], -1)
+        where = np.nonzero(counts)
+        if where[0].size:
+            total = total + pt.sum(counts[where] * table[where])
+    for block, mu, var in gaussians:
+        st = stats[id(block)]
+        n, mean, ss = (np.asarray(st[key], dtype=float) for key in ("n", "mean", "ss"))
+        where = np.nonzero(n > 0)
+        if where[0].size:
+            n, mean, ss = n[where], mean[where], ss[where]
+            v = var[where]
+            total = total + pt.sum(
+                -0.5 * n * (LOG_2PI + pt.log(v)) - (ss + n * (mean - mu[where]) ** 2) / (2.0 * v)
+            )
+    return total
+
+
+def _free_term(log_class, tables, gaussians, blocks, rows):
+    """``sum_i w_i logsumexp_k [log pi_k + sum_j log p(x_ij | theta_kj)]`` over the rows
+    whose class is unknown (a missing value contributes nothing)."""
+    data, mask, weights = rows
+    data = dict(zip(map(id, blocks), data, strict=True))
+    jll = log_class[:, None]  # (K, rows)
+    if tables:  # every discrete block's design read from one padded table
+        k = log_class.shape[0]
+        indices, values, parts, start = [], [], [], 0
+        for block, table in tables:
+            index, value = block.design(data[id(block)])
+            index, value = index[mask], value[mask]
+            pad = index == block.flat_size()
+            indices.append(np.where(pad, -1, index + start))
+            values.append(value)
+            parts.append(table)
+            start += block.flat_size()
+        index = np.concatenate(indices, axis=1)
+        value = np.concatenate(values, axis=1)
+        index[index < 0] = start  # the padding column
+        padded = pt.concatenate([*parts, pt.zeros((k, 1))], axis=1)
+        read = padded[:, index]  # (K, rows, entries)
+        if not np.all((value == 1.0) | (index == start)):
+            read = read * value
+        jll = jll + read.sum(axis=-1)
+    for block, mu, var in gaussians:
+        x = block.observed_codes(data[id(block)])[mask]  # (rows, d), NaN where missing
+        seen = ~np.isnan(x)
+        x = np.where(seen, x, 0.0)
+        dev = x[None, :, :] - mu[:, None, :]
+        term = -0.5 * (LOG_2PI + pt.log(var))[:, None, :] - dev**2 / (2.0 * var[:, None, :])
+        if not seen.all():
+            term = term * seen
+        jll = jll + term.sum(axis=-1)
+    row = pt.logsumexp(jll, axis=0)
+    return pt.sum(row * weights) if np.any(weights != 1.0) else pt.sum(row)
+
+
+# -- points ---------------------------------------------------------------------------------
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cached(pm_model, key, make):
+    entry = _CACHE.setdefault(pm_model, {})
+    if key not in entry:
+        entry[key] = make()
+    return entry[key]
+
+
+def _forward(pm_model):
+    """One compiled function from the free variables' values to the value variables'
+    (each through its transform: the point in the sampler's space)."""
+    inputs, outputs = [], []
+    for rv in pm_model.free_RVs:
+        value = rv.type()
+        inputs.append(value)
+        transform = pm_model.rvs_to_transforms.get(rv)
+        outputs.append(value if transform is None else transform.forward(value, *rv.owner.inputs))
+    return pytensor.function(inputs, outputs, mode="FAST_COMPILE", on_unused_input="ignore")
+
+
+def _free_value(pm_model, rv, params) -> np.ndarray:
+    """The value of free variable ``rv`` in ``params``, in the model's dim order, its
+    coords checked against the model's."""
+    name = rv.name
+    if name not in params:
+        raise InputError(
+            f"params lacks the variable {name!r} of the PyMC model (it has "
+            f"{sorted(map(str, params))[:10]!r}). Give parameters in the layout of fit.params "
+            "of the same declaration."
+        )
+    da = params[name]
+    if not isinstance(da, xr.DataArray):
+        raise InputTypeError(
+            f"params[{name!r}] must be an xarray.DataArray with the dims of fit.params; got "
+            f"{type(da).__name__}."
+        )
+    dims = tuple(pm_model.named_vars_to_dims.get(name, ()))
+    if set(da.dims) != set(dims):
+        raise InputError(
+            f"params[{name!r}] has dims {da.dims}; the PyMC model's variable has {dims}. Give "
+            "parameters in the layout of fit.params of the same declaration."
+        )
+    da = da.transpose(*dims)
+    for dim in dims:
+        want = list(pm_model.coords[dim])
+        if dim in da.coords and da[dim].values.tolist() != [_plain(v) for v in want]:
+            raise InputError(
+                f"params[{name!r}] has the {dim!r} coords {da[dim].values.tolist()[:10]!r}; the "
+                f"PyMC model has {[_plain(v) for v in want][:10]!r}. Give the parameters in the "
+                "model's order (e.g. params.sel(...))."
+            )
+        if da.sizes[dim] != len(want):
+            raise InputError(
+                f"params[{name!r}] has {da.sizes[dim]} entries on {dim!r}; the PyMC model has "
+                f"{len(want)}."
+            )
+    value = np.asarray(da.values, dtype=float)
+    if not np.all(np.isfinite(value)):
+        raise InputError(
+            f"params[{name!r}] holds a value that is not finite; a point of the model needs "
+            "finite parameters."
+        )
+    return value
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def model_point(pm_model: pm.Model, params) -> dict:
+    """The point of ``pm_model``'s value variables (the sampler's transformed space,
+    keyed by their names, e.g. ``"class_prob_simplex__"``) at the parameters
+    ``params``, an ``xarray.Dataset`` in the layout of ``fit.params`` (extra
+    variables, such as ``<name>_sigma``, are ignored)."""
+    if not isinstance(params, xr.Dataset | Mapping):
+        raise InputTypeError(
+            f"params must be an xarray.Dataset in the layout of fit.params; got "
+            f"{type(params).__name__}."
+        )
+    forward = _cached(pm_model, "forward", lambda: _forward(pm_model))
+    values = [_free_value(pm_model, rv, params) for rv in pm_model.free_RVs]
+    outputs = forward(*values)
+    return {vv.name: np.asarray(out) for vv, out in zip(pm_model.value_vars, outputs, strict=True)}
+
+
+def log_density(pm_model: pm.Model, params) -> float:
+    """``pm_model``'s log density at the parameters ``params`` (the layout of
+    ``fit.params``), without the transforms' Jacobians: the log prior density of the
+    parameters plus the log-likelihood."""
+    logp = _cached(pm_model, "logp", lambda: pm_model.compile_logp(jacobian=False))
+    return float(logp(model_point(pm_model, params)))
