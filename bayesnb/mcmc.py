@@ -205,6 +205,85 @@ def _chain_major(per_draw: list[dict], chains: int, k: int) -> dict:
     return out
 
 
+# -- NUTS on the PyMC model -------------------------------------------------------------------
+def sample_nuts(problem: _Problem, reference: MixtureFit, sampler, draws, chains, tune, rng):
+    """NUTS draws of the PyMC model of ``problem`` (:func:`bayesnb.pymc_model.
+    bound_mixture_model`), every chain started at the EM fit ``reference``;
+    ``sampler="nutpie"`` samples with nutpie (an optional dependency)."""
+    import pymc as pm
+
+    from bayesnb.pymc_model import bound_mixture_model
+
+    if sampler == "nutpie":
+        try:
+            import nutpie  # noqa: F401
+        except ImportError:
+            raise InputError(
+                "sampler='nutpie' needs the nutpie package, which is not installed. "
+                "Install it (pip install nutpie, or the bayesnb[nutpie] extra), or use "
+                "sampler='nuts' (PyMC's NUTS) or 'gibbs'."
+            ) from None
+    pm_model = bound_mixture_model(
+        problem.blocks,
+        problem.table,
+        problem.labels,
+        problem.class_prior,
+        problem.known,
+        problem.weights,
+    )
+    start = {
+        rv.name: reference.params[rv.name].transpose(*pm_model.named_vars_to_dims[rv.name]).values
+        for rv in pm_model.free_RVs
+    }
+    options = {
+        "draws": draws,
+        "tune": tune,
+        "chains": chains,
+        "random_seed": int(rng.integers(2**31 - 1)),
+        "progressbar": False,
+        "compute_convergence_checks": False,
+    }
+    if sampler == "nutpie":
+        options["nuts_sampler"] = "nutpie"
+    else:  # PyMC's own NUTS (it would pick nutpie when installed)
+        options.update(nuts_sampler="pymc", initvals=start)
+    with pm_model, warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        idata = pm.sample(**options)
+    posterior = idata["posterior"].ds
+    stats_group = idata["sample_stats"].ds
+    k = problem.K
+    size = chains * draws
+    flat = _flat_draws(posterior, size * k)
+    block_params = [block.params_from(flat, size * k) for block in problem.blocks]
+    class_prob = posterior["class_prob"].transpose("chain", "draw", "component").values
+    with np.errstate(divide="ignore"):
+        class_log_prob = np.log(class_prob)
+    sample_stats = {
+        name: stats_group[name].transpose("chain", "draw").values
+        for name in ("diverging", "tree_depth", "step_size", "energy")
+        if name in stats_group
+    }
+    return Draws(class_log_prob, block_params, sample_stats)
+
+
+def _flat_draws(posterior: xr.Dataset, size: int) -> xr.Dataset:
+    """``posterior`` with (chain, draw, component) laid on one ``component`` axis of
+    ``size`` entries, chain-major (the layout :class:`Draws` holds)."""
+    out = {}
+    for name, da in posterior.data_vars.items():
+        if "component" not in da.dims:
+            continue
+        rest = [d for d in da.dims if d not in ("chain", "draw", "component")]
+        values = da.transpose("chain", "draw", "component", *rest).values
+        out[name] = xr.DataArray(
+            values.reshape(size, *values.shape[3:]),
+            dims=("component", *rest),
+            coords={d: da[d].values for d in rest if d in da.coords},
+        )
+    return xr.Dataset(out, coords={"component": np.arange(size)})
+
+
 # -- relabelling, the pointwise log-likelihood and the memberships ---------------------------
 @dataclass
 class Relabelled:
@@ -329,8 +408,6 @@ def sample_mixture(problem: _Problem, reference: MixtureFit, sampler, draws, cha
     if sampler == "gibbs":
         raw = gibbs(problem, start, draws, chains, tune, rng)
     else:
-        from bayesnb.pymc_model import sample_nuts
-
         raw = sample_nuts(problem, reference, sampler, draws, chains, tune, rng)
     labelled = problem.known is not None and np.any(problem.known >= 0)
     ref_resp = None if labelled else reference.responsibilities

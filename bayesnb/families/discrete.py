@@ -834,10 +834,16 @@ class Categorical(_Discrete):
                 return _CategoryCodes(arr, checked=False)
         return _CategoryCodes(self.codes(data), checked=True)
 
-    def encode_repeated(self, data) -> np.ndarray:
+    def encode_repeated(self, data):
         """Group codes (n, groups), made once, for a caller that counts and scores the
-        same rows many times (EM)."""
+        same rows many times (EM). When the groups' tables would hold more codes than
+        there are rows (few rows, many columns), the rows' (n, sum of sizes) indicator
+        matrix instead (CSR): counting and scoring are then one sparse product each."""
         enc = self.encode(data)
+        if _layout(self._sizes()).n_codes > len(enc.values):
+            indicators, outside, first = self._indicators(enc)
+            self._check_outside(enc, outside, first)
+            return indicators
         codes, outside, first = _group_codes(enc.values, self._sizes())
         self._check_outside(enc, outside, first)
         return codes
@@ -860,6 +866,8 @@ class Categorical(_Discrete):
     def count(self, enc, resp) -> dict:
         if isinstance(enc, np.ndarray):  # group codes
             flat = _group_counts(enc, resp, self._sizes())
+        elif sparse.issparse(enc):  # indicators
+            flat = _column_sums(enc, dense(resp))
         else:
             flat, outside, first = _value_counts(enc.values, resp, self._sizes())
             self._check_outside(enc, outside, first)
@@ -876,6 +884,8 @@ class Categorical(_Discrete):
         table = self._log_table(params)
         if isinstance(enc, np.ndarray):  # group codes
             return _group_lookup(enc, table, self._sizes())
+        if sparse.issparse(enc):  # indicators
+            return _guarded_dot(enc, table)
         if _group_table_entries(self._sizes(), len(table)) > enc.values.size * len(table):
             # Many classes (every draw of a posterior): the groups' tables would hold
             # more entries than the rows; one product with the rows' indicators instead.
