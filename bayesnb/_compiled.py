@@ -815,3 +815,42 @@ def dense_gaussian_scores(x, mu, inv_sd, const, out):
                     acc[r] += c - 0.5 * z * z if v == v else 0.0
             for r in range(m):
                 out[k, start + r] = acc[r]
+
+
+@_jit
+def draw_memberships(logj, class_log_prob, u, known, weights, resp):
+    """One Gibbs draw of every row's component in every chain, into ``resp``.
+
+    ``logj`` (n, chains * K) holds ``sum_j log p(x_ij | theta)`` of every chain's
+    components (chain-major), ``class_log_prob`` (chains, K) the log-weights and ``u``
+    (n, chains) uniforms in [0, 1). Row ``i`` of chain ``c`` takes the first component
+    whose cumulative joint likelihood exceeds ``u[i, c]`` times the total (inverse
+    transform sampling, each row shifted by its maximum), or its ``known`` component
+    when that is >= 0; ``resp[i, c * K + z]`` is set to ``weights[i]`` (``resp`` is
+    zero on entry).
+    """
+    n = logj.shape[0]
+    chains, k = class_log_prob.shape
+    for i in range(n):
+        for c in range(chains):
+            base = c * k
+            if known[i] >= 0:
+                resp[i, base + known[i]] = weights[i]
+                continue
+            top = -np.inf
+            for j in range(k):
+                v = logj[i, base + j] + class_log_prob[c, j]
+                if v > top:
+                    top = v
+            total = 0.0
+            for j in range(k):
+                total += np.exp(logj[i, base + j] + class_log_prob[c, j] - top)
+            target = u[i, c] * total
+            z = k - 1
+            acc = 0.0
+            for j in range(k):
+                acc += np.exp(logj[i, base + j] + class_log_prob[c, j] - top)
+                if target < acc:
+                    z = j
+                    break
+            resp[i, base + z] = weights[i]

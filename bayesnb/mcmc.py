@@ -15,8 +15,8 @@ The Gibbs sampler runs every chain at once: the chains' components are laid on o
 class axis of ``chains * K`` entries, so one call of each family's kernel scores
 every chain (the E-step), and one count gives every chain's statistics.
 
-1. :math:`z_i \\mid \\theta` from the responsibilities (the Gumbel-max trick on the
-   joint log-likelihood, so no normalization), a known row keeping its component;
+1. :math:`z_i \\mid \\theta` from the responsibilities (one uniform per row and
+   chain against the cumulative joint likelihood), a known row keeping its component;
 2. :math:`\\pi, \\theta \\mid z` from the conjugate posterior of the counts ``z``
    gives (:meth:`bayesnb.families.Family.posterior_hyper` and ``draw_params``).
 
@@ -25,6 +25,7 @@ A missing value drops out of both steps, exactly as in EM.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import time
 import warnings
@@ -34,6 +35,7 @@ import numpy as np
 import xarray as xr
 from scipy.optimize import linear_sum_assignment
 
+from bayesnb import _compiled
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families.base import fusion_runs
 from bayesnb.mixture import MixtureFit, _Problem, _State
@@ -42,6 +44,12 @@ from bayesnb.posterior import CHUNK_ENTRIES, _attrs, observed_values, stacked_da
 from bayesnb.priors import log_gamma_draws
 
 SAMPLERS = ("gibbs", "nuts", "nutpie")
+
+#: Default warm-up draws per chain: NUTS adapts its step size and mass matrix in
+#: them; the Gibbs sampler has nothing to adapt and starts at the EM fit, inside the
+#: posterior's bulk, so its warm-up is a short burn-in.
+NUTS_TUNE = 1000
+GIBBS_BURN_IN = 200
 
 
 @dataclass
@@ -65,6 +73,8 @@ def check_options(sampler, draws, chains, tune) -> tuple[str, int, int, int]:
             f"sampler must be one of {SAMPLERS}; got {sampler!r}. 'gibbs' (the default) "
             "is the conjugate Gibbs sampler, 'nuts' PyMC's NUTS, 'nutpie' NUTS by nutpie."
         )
+    if tune is None:
+        tune = GIBBS_BURN_IN if sampler == "gibbs" else NUTS_TUNE
     out = []
     for name, value, least in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -108,21 +118,17 @@ def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, 
     blocks, encoded, params = work.blocks, work.encoded, work.join(params)
     class_log_prob = np.stack([s[1] for s in starts])  # (chains, K)
     alpha = problem.class_prior.resolve(k)
-    weights = np.ones(n) if problem.weights is None else problem.weights
-    rows = np.arange(n)
-    fixed = None if known is None else np.flatnonzero(known >= 0)
+    weights = np.ones(n) if problem.weights is None else np.asarray(problem.weights, float)
+    codes = np.full(n, -1, dtype=np.intp) if known is None else np.asarray(known, np.intp)
     kept_class, kept_params = [], []
-    offsets = np.arange(chains) * k
+    resp = np.empty((n, chains * k))
     for sweep in range(tune + draws):
-        # z | theta: Gumbel-max on every chain's joint log-likelihood, (n, chains, K)
-        logj = feature_log_likelihood(blocks, encoded, params)
-        logj = logj.reshape(n, chains, k) + class_log_prob
-        logj -= np.log(-np.log(rng.random(logj.shape)))
-        z = logj.argmax(axis=2)
-        if fixed is not None and fixed.size:
-            z[fixed] = known[fixed, None]
-        resp = np.zeros((n, chains * k))
-        resp[rows[:, None], offsets + z] = weights[:, None]
+        # z | theta: every chain's joint log-likelihood, then one uniform per row and chain
+        logj = np.ascontiguousarray(feature_log_likelihood(blocks, encoded, params))
+        resp.fill(0.0)
+        _compiled.draw_memberships(
+            logj, class_log_prob, rng.random((n, chains)), codes, weights, resp
+        )
         # theta | z: every block's conjugate posterior of the counts z gives
         stats = [b.count(enc, resp) for b, enc in zip(blocks, encoded, strict=True)]
         params = [
@@ -183,6 +189,29 @@ class _Fused:
     def log_likelihood(self, params: list) -> np.ndarray:
         """``sum_j log p(x_j | c)`` (n, classes) of per-block ``params``."""
         return feature_log_likelihood(self.blocks, self.encoded, self.join(params))
+
+
+#: Up to this many components, every permutation is scored at once (K! of them).
+_EXHAUSTIVE_K = 6
+
+
+def _assignments(cost: np.ndarray) -> np.ndarray:
+    """For every draw's cost (draws, K, K) (draw component j against reference
+    component k), the order of the draw's components that minimizes the total cost:
+    entry k is the draw component assigned to reference component k. Few components:
+    every permutation scored at once; else :func:`scipy.optimize.linear_sum_assignment`
+    draw by draw (the same optimum)."""
+    size, k, _ = cost.shape
+    if k <= _EXHAUSTIVE_K:
+        perms = np.array(list(itertools.permutations(range(k))))  # perms[p, j] = k of j
+        totals = cost[:, np.arange(k)[None, :], perms].sum(axis=2)  # (draws, perms)
+        best = perms[totals.argmin(axis=1)]
+        return np.argsort(best, axis=1)
+    out = np.empty((size, k), dtype=np.intp)
+    for s in range(size):
+        _, columns = linear_sum_assignment(cost[s])
+        out[s] = np.argsort(columns)
+    return out
 
 
 def _log_sum_exp(values: np.ndarray) -> np.ndarray:
@@ -313,24 +342,25 @@ def relabel(problem: _Problem, raw: Draws, reference_resp: np.ndarray | None) ->
     for start in range(0, size, step):
         stop = min(size, start + step)
         chunk = [{key: v[start * k : stop * k] for key, v in p.items()} for p in raw.block_params]
-        logj = work.log_likelihood(chunk).reshape(n, stop - start, k) + flat_class[start:stop]
-        row_ll = _log_sum_exp(logj)[..., 0]  # (n, s)
-        resp = np.exp(logj - row_ll[..., None])
+        logj = work.log_likelihood(chunk).reshape(n, stop - start, k)
+        # components first, (K, n, draws): every reduction over the few components is
+        # then an elementwise operation on long rows
+        logj = np.moveaxis(logj, 2, 0) + flat_class[start:stop].T[:, None, :]
+        top = logj.max(axis=0)
+        resp = np.exp(logj - top)
+        total = resp.sum(axis=0)
+        resp /= total
+        row_ll = np.log(total) + top  # (n, draws)
         if fixed is not None and fixed.size:
-            row_ll[fixed] = np.take_along_axis(logj[fixed], known[fixed, None, None], axis=2)[
-                ..., 0
-            ]
-            resp[fixed] = 0.0
-            draw_axis = np.arange(stop - start)[None, :]
-            resp[fixed[:, None], draw_axis, known[fixed][:, None]] = 1.0
+            row_ll[fixed] = logj[known[fixed], fixed]
+            resp[:, fixed] = 0.0
+            resp[known[fixed], fixed] = 1.0
         pointwise[start:stop] = row_ll.T
         if reference_resp is not None:
-            cost = -np.einsum("nk,nsj->sjk", reference_resp, logj)
-            for s in range(stop - start):
-                _, columns = linear_sum_assignment(cost[s])
-                orders[start + s] = np.argsort(columns)
-        order = orders[start:stop]
-        membership += np.take_along_axis(resp, order[None], axis=2).sum(axis=1)
+            cost = -np.einsum("nk,jns->sjk", reference_resp, logj)
+            orders[start:stop] = _assignments(cost)
+        order = orders[start:stop]  # (draws, K)
+        membership += np.take_along_axis(resp, order.T[:, None, :], axis=0).sum(axis=2).T
     index = (np.arange(size)[:, None] * k + orders).ravel()
     draws = Draws(
         class_log_prob=np.take_along_axis(flat_class, orders, axis=1).reshape(chains, n_draws, k),

@@ -819,7 +819,7 @@ def fit_mixture(
     sampler: str = "gibbs",
     draws: int = 1000,
     chains: int = 4,
-    tune: int = 1000,
+    tune: int | None = None,
 ) -> MixtureFit:
     """Cluster ``X`` with the naive Bayes mixture declared by ``model`` (Autoclass).
 
@@ -850,8 +850,11 @@ def fit_mixture(
         fast one), or NUTS on the PyMC model of the declaration (``"nutpie"``: NUTS
         by nutpie, an optional dependency).
     draws, chains, tune : int
-        With ``method="mcmc"``: kept draws per chain, chains, and discarded warm-up
-        draws per chain.
+        With ``method="mcmc"``: kept draws per chain (default 1000), chains (4), and
+        discarded warm-up draws per chain. ``tune=None`` (default): 1000 for NUTS,
+        which adapts its step size and mass matrix then; 200 for the Gibbs sampler,
+        which has nothing to adapt and starts at the EM fit, in the posterior's bulk,
+        so its warm-up is only a burn-in.
     estimate : {None, "mean", "map", "ml"}
         M-step estimator for every feature without its own ``estimate``. ``None``
         (default) chooses per family: ``"mean"`` for discrete features (Bernoulli,

@@ -193,3 +193,54 @@ def test_an_mcmc_fit_is_saved_as_its_trace(tmp_path):
     )
     with pytest.raises(errors.InputError, match=r"trace\.to_netcdf"):
         fit.save(tmp_path / "m.nc")
+
+
+@pytest.fixture(scope="module")
+def votes_samplers():
+    votes = bnb.datasets.house_votes_84().drop(columns="party")
+    model = bnb.NaiveBayes()
+    return {
+        sampler: model.cluster(votes, 2, method="mcmc", sampler=sampler, random_state=0)
+        for sampler in ("gibbs", "nuts")
+    }
+
+
+@pytest.mark.slow
+def test_house_votes_nuts_and_gibbs_agree(votes_samplers):
+    gibbs, nuts = votes_samplers["gibbs"], votes_samplers["nuts"]
+    for fit in (gibbs, nuts):
+        assert fit.diagnostics["max_r_hat"] <= 1.01
+        assert fit.diagnostics["n_divergent"] == 0
+    a, b = gibbs.trace["posterior"].ds, nuts.trace["posterior"].ds
+    for name in a.data_vars:
+        mcse_a = az.mcse(a[[name]])[name].values
+        mcse_b = az.mcse(b[[name]])[name].values
+        gap = np.abs(
+            a[name].mean(("chain", "draw")).values - b[name].mean(("chain", "draw")).values
+        )
+        assert np.all(gap <= 4 * np.sqrt(mcse_a**2 + mcse_b**2) + 1e-12), name
+        # both within one posterior sd of the EM fit they were relabelled to
+        sd = b[name].std(("chain", "draw")).values
+        em = nuts.reference.params[name].values
+        assert np.all(np.abs(b[name].mean(("chain", "draw")).values - em) < sd), name
+
+
+def test_membership_draws_follow_the_responsibilities():
+    from bayesnb import _compiled
+
+    rng = np.random.default_rng(0)
+    n, chains, k = 20000, 2, 3
+    joint = np.array([[-1.0, 0.5, -3.0], [2.0, 2.0, -50.0]])  # per chain
+    logj = np.tile((joint - [[0.1, -0.2, 0.3], [0.0, 0.0, 0.0]]).ravel(), (n, 1))
+    class_log_prob = np.array([[0.1, -0.2, 0.3], [0.0, 0.0, 0.0]])
+    known = np.full(n, -1)
+    known[:10] = 2  # known rows keep their component
+    weights = np.full(n, 2.0)
+    resp = np.zeros((n, chains * k))
+    _compiled.draw_memberships(logj, class_log_prob, rng.random((n, chains)), known, weights, resp)
+    assert np.all(resp[:10, [2, 5]] == 2.0)
+    counts = (resp[10:] > 0).sum(axis=0).reshape(chains, k)
+    p = np.exp(joint) / np.exp(joint).sum(axis=1, keepdims=True)
+    sd = np.sqrt(p * (1 - p) * (n - 10))
+    assert np.all(np.abs(counts - p * (n - 10)) <= 4 * sd + 1e-9)
+    np.testing.assert_array_equal(resp.sum(axis=1), 2.0 * chains)
