@@ -416,10 +416,14 @@ class MCMCMixtureFit(MixtureFit):
         )
 
     def summary(self, **kwargs):
-        """``arviz.summary`` of the relabelled posterior (mean, sd, interval, ESS, r_hat)."""
+        """``arviz.summary`` of the relabelled posterior (mean, sd, interval, ESS,
+        r_hat); the table's ``attrs`` hold the divergences (``n_divergent``, NUTS) and
+        the relabelled draws (``n_permuted``)."""
         import arviz as az
 
-        return az.summary(self.trace, **kwargs)
+        table = az.summary(self.trace, **kwargs)
+        table.attrs.update(n_divergent=self.diagnostics["n_divergent"], n_permuted=self.n_permuted)
+        return table
 
     def save(self, path) -> None:
         """Not for an MCMC fit: it is its draws. Save ``fit.trace`` (an

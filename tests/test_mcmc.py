@@ -109,6 +109,9 @@ def test_house_votes_gibbs_agrees_with_map_em():
     votes = bnb.datasets.house_votes_84().drop(columns="party")
     fit = bnb.NaiveBayes().cluster(votes, 2, method="mcmc", random_state=0)
     assert fit.diagnostics["max_r_hat"] <= 1.01
+    table = fit.summary(var_names=["class_prob"])
+    assert table["r_hat"].max() <= 1.01 and table.attrs["n_divergent"] == 0
+    assert table.attrs["n_permuted"] == fit.n_permuted
     post = fit.trace["posterior"].ds
     ref = fit.reference.params
     sd = post.std(("chain", "draw"))
@@ -199,10 +202,13 @@ def test_an_mcmc_fit_is_saved_as_its_trace(tmp_path):
 def votes_samplers():
     votes = bnb.datasets.house_votes_84().drop(columns="party")
     model = bnb.NaiveBayes()
-    return {
+    fits = {
         sampler: model.cluster(votes, 2, method="mcmc", sampler=sampler, random_state=0)
         for sampler in ("gibbs", "nuts")
     }
+    # MAP-EM, its components put in the order of the NUTS reference's
+    fits["map"] = model.cluster(votes, 2, estimate="map", init=fits["nuts"].reference, n_init=1)
+    return fits
 
 
 @pytest.mark.slow
@@ -219,10 +225,13 @@ def test_house_votes_nuts_and_gibbs_agree(votes_samplers):
             a[name].mean(("chain", "draw")).values - b[name].mean(("chain", "draw")).values
         )
         assert np.all(gap <= 4 * np.sqrt(mcse_a**2 + mcse_b**2) + 1e-12), name
-        # both within one posterior sd of the EM fit they were relabelled to
+        # both within one posterior sd of the EM fit they were relabelled to (the
+        # default M-step, the mode under Dirichlet(alpha + 1)) and of MAP-EM proper
         sd = b[name].std(("chain", "draw")).values
         em = nuts.reference.params[name].values
         assert np.all(np.abs(b[name].mean(("chain", "draw")).values - em) < sd), name
+        mapped = votes_samplers["map"].params[name].values
+        assert np.all(np.abs(b[name].mean(("chain", "draw")).values - mapped) < sd), name
 
 
 def test_membership_draws_follow_the_responsibilities():
