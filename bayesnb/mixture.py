@@ -996,22 +996,7 @@ def fit_mixture(
 
     table = Table(X, feature_names=feature_names)
     weights = check_sample_weight(sample_weight, table.n_rows)
-    if (
-        y is not None
-        and isinstance(n_components, int | np.integer)
-        and not isinstance(n_components, bool)
-    ):
-        labels = _sorted_labels(_label_series(y).dropna())
-        if not labels:  # every label missing: nothing is known
-            labels = component_labels(n_components, init)
-        elif len(labels) != n_components:
-            raise InputError(
-                f"y names {len(labels)} known component(s) {labels[:10]!r} but "
-                f"n_components={n_components}. Give n_components as the list of every "
-                "component name."
-            )
-    else:
-        labels = component_labels(n_components, init)
+    labels = mixture_labels(n_components, y, init)
     if not given_start and len(labels) > table.n_rows:
         raise InputError(
             f"n_components={len(labels)} exceeds the {table.n_rows} rows of X; use at most "
@@ -1067,6 +1052,28 @@ def fit_mixture(
 
         return sample_mixture(problem, fits[best], sampler, draws, chains, tune, rng)
     return fits[best]
+
+
+def mixture_labels(n_components, y=None, init="random") -> list:
+    """The components' names: from ``n_components`` (K or the names) and ``init``, or,
+    with semi-supervised labels ``y`` and an int K, the sorted known labels (which
+    must then be K of them)."""
+    if (
+        y is not None
+        and isinstance(n_components, int | np.integer)
+        and not isinstance(n_components, bool)
+    ):
+        labels = _sorted_labels(_label_series(y).dropna())
+        if not labels:  # every label missing: nothing is known
+            return component_labels(n_components, init)
+        if len(labels) != n_components:
+            raise InputError(
+                f"y names {len(labels)} known component(s) {labels[:10]!r} but "
+                f"n_components={n_components}. Give n_components as the list of every "
+                "component name."
+            )
+        return labels
+    return component_labels(n_components, init)
 
 
 def _leave_saddles(problem, run: _Run, max_iter, tol, restart, accelerate, given_start) -> _Run:

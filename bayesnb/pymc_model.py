@@ -126,28 +126,12 @@ def mixture_model(
     missing label: unknown), as :func:`bayesnb.mixture.fit_mixture` takes them. The
     component of a row is marginalized; a known row's is fixed.
     """
-    from bayesnb._starts import component_labels
-    from bayesnb.mixture import _known_codes, _label_series, _sorted_labels
+    from bayesnb.mixture import _known_codes, mixture_labels
 
     table = Table(X, feature_names=feature_names)
     table.check_not_empty()
     weights = check_sample_weight(sample_weight, table.n_rows)
-    if (
-        y is not None
-        and isinstance(n_components, int | np.integer)
-        and not isinstance(n_components, bool)
-    ):
-        labels = _sorted_labels(_label_series(y).dropna())
-        if not labels:  # every label missing: nothing is known
-            labels = component_labels(n_components, "random")
-        elif len(labels) != n_components:
-            raise InputError(
-                f"y names {len(labels)} known component(s) {labels[:10]!r} but "
-                f"n_components={n_components}. Give n_components as the list of every "
-                "component name."
-            )
-    else:
-        labels = component_labels(n_components, "random")
+    labels = mixture_labels(n_components, y)
     known = None if y is None else _known_codes(y, labels, table.n_rows)
     blocks = model.bind(table, weights)
     return bound_mixture_model(blocks, table, labels, model.class_prior, known, weights)
