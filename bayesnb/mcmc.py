@@ -90,9 +90,8 @@ def check_options(sampler, draws, chains, tune) -> tuple[str, int, int, int]:
 # -- the Gibbs sampler -----------------------------------------------------------------------
 def _permuted(state: _State, order: np.ndarray) -> tuple[list, np.ndarray]:
     """``state``'s parameters with its components reordered by ``order``."""
-    return [{k: v[order] for k, v in p.items()} for p in state.block_params], state.class_log_prob[
-        order
-    ]
+    params = [{k: v[order] for k, v in p.items()} for p in state.block_params]
+    return params, state.class_log_prob[order]
 
 
 def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, rng) -> Draws:
@@ -397,6 +396,9 @@ class MCMCMixtureFit(MixtureFit):
     diagnostics : dict
         ``max_r_hat``, ``min_ess_bulk`` (over every parameter of the relabelled
         posterior), ``n_divergent`` (NUTS), ``n_permuted``, ``seconds``.
+    converged : bool
+        Whether every r_hat of the relabelled posterior is at most 1.01 (else the fit
+        warns).
     """
 
     trace = None
@@ -468,7 +470,6 @@ def _fit_from(problem, reference, raw: Draws, done: Relabelled, sampler, seconds
     fit.objective = sweep.objective
     fit.responsibilities = np.ascontiguousarray(sweep.resp.T)
     fit.n_samples, fit.total_weight = problem.n, problem.total_weight
-    fit.converged = True
     labels = reference.params["component"].values
     rows = {"row": np.arange(problem.n)}
     membership = xr.DataArray(
@@ -517,7 +518,8 @@ def _fit_from(problem, reference, raw: Draws, done: Relabelled, sampler, seconds
         "n_permuted": fit.n_permuted,
         "seconds": seconds,
     }
-    if fit.diagnostics["max_r_hat"] > 1.01:
+    fit.converged = fit.diagnostics["max_r_hat"] <= 1.01  # the chains agree
+    if not fit.converged:
         from sklearn.exceptions import ConvergenceWarning  # imported when it is needed
 
         worst = max(r_hat.data_vars, key=lambda v: float(np.nanmax(r_hat[v].values, initial=1)))
