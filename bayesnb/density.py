@@ -57,7 +57,11 @@ class DensityFit(NaiveBayesFit):
         """``log p(x)`` of every row, shape (n,): the sum over the features of
         ``log p(x_i)`` (a probability for a discrete value, a Binned bin's probability
         divided by its width, a Gaussian's density). A missing value is marginalized
-        (it contributes 0); a value of probability 0 gives ``-inf``."""
+        (it contributes 0); a value of probability 0 gives ``-inf``. A category never
+        seen in training follows its family's ``unseen`` policy: under the default
+        ``"marginalize"`` it contributes 0, like a missing value (so the density of
+        that row is of its other features); declare ``Categorical(unseen="error")``
+        to be told instead."""
         with np.errstate(over="ignore", invalid="ignore"):
             scores = self._scores(X)[:, 0]
         bad = np.isnan(scores) | np.isposinf(scores)

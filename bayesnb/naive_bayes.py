@@ -143,7 +143,6 @@ class NaiveBayes:
         check_estimate(estimate)
         if class_estimate is not None:
             check_estimate(class_estimate, "class_estimate")
-        class_estimate = class_estimate or estimate
         if y is None and target is None and classes is None:
             if class_estimate is not None:
                 raise InputError(
@@ -154,6 +153,7 @@ class NaiveBayes:
             return self.density(
                 X, estimate=estimate, sample_weight=sample_weight, feature_names=feature_names
             )
+        class_estimate = class_estimate or estimate
         X, y, target_name = split_target(X, y, target)
         table = Table(X, feature_names=feature_names)
         table.check_not_empty()

@@ -309,3 +309,22 @@ def test_a_saved_density_loads_in_a_fresh_interpreter(tmp_path):
     ).stdout.split()
     assert out[0] == "DensityFit"
     assert float(out[1]) == pytest.approx(math.log(3 / 5), abs=1e-12)  # (2 + 1) / (3 + 2)
+
+
+def test_an_unseen_category_follows_the_family_policy():
+    X = pd.DataFrame({"k": ["u", "v", "v"], "a": [True, False, True]})
+    skip = bnb.NaiveBayes({"k": bnb.Categorical(), "a": bnb.Bernoulli()}).density(X)
+    row = pd.DataFrame({"k": ["w"], "a": [True]})
+    assert skip.log_density(row)[0] == pytest.approx(math.log(3 / 5), abs=1e-12)
+    strict = bnb.NaiveBayes({"k": bnb.Categorical(unseen="error"), "a": bnb.Bernoulli()})
+    with pytest.raises(bnb.InputError, match="'k'"):
+        strict.density(X).log_density(row)
+
+
+def test_an_integer_weight_counts_as_repeated_rows():
+    df = _mixed_frame()
+    model = _mixed_model(bnb.Gaussian(bnb.NormalInverseGamma(0.0, 1.0, 2.0, 2.0)))
+    weights = np.array([1, 2, 1, 3, 1, 1, 2, 1])
+    weighted = model.density(df, sample_weight=weights)
+    repeated = model.density(df.loc[df.index.repeat(weights)].reset_index(drop=True))
+    np.testing.assert_allclose(weighted.log_density(df), repeated.log_density(df), atol=1e-12)
