@@ -7,6 +7,7 @@ likelihood, MAP or the full posterior predictive.
 
 from bayesnb import datasets, errors
 from bayesnb.compare import compare_fits
+from bayesnb.density import DensityFit
 from bayesnb.errors import (
     BayesNBError,
     InputError,
@@ -49,6 +50,7 @@ __all__ = [
     "Beta",
     "Binned",
     "Categorical",
+    "DensityFit",
     "Dirichlet",
     "Gaussian",
     "InputError",

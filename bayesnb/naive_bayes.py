@@ -102,7 +102,7 @@ class NaiveBayes:
         feature_names=None,
         classes=None,
     ) -> NaiveBayesFit:
-        """Fit the declared model to labelled data.
+        """Fit the declared model to labelled data (without labels: a density).
 
         Parameters
         ----------
@@ -110,7 +110,8 @@ class NaiveBayes:
             Missing values (NaN/None) are allowed in every family but Multinomial; each
             is marginalized exactly.
         y : array_like, optional
-            Class labels. Alternatively name a column of ``X`` with ``target``.
+            Class labels. Alternatively name a column of ``X`` with ``target``. With
+            neither, the fit is the density of ``X`` (:meth:`density`).
         estimate : {"mean", "ml", "map", "predictive"}, default "mean"
             Estimator for every feature without its own ``estimate``. ``"mean"`` (the
             default) is the posterior mean: under the default ``Dirichlet(1)`` priors it
@@ -136,10 +137,22 @@ class NaiveBayes:
         Returns
         -------
         NaiveBayesFit
+            A :class:`~bayesnb.density.DensityFit` when neither ``y`` nor ``target``
+            is given.
         """
         check_estimate(estimate)
         if class_estimate is not None:
             check_estimate(class_estimate, "class_estimate")
+        if y is None and target is None and classes is None:
+            if class_estimate is not None:
+                raise InputError(
+                    f"fit got class_estimate={class_estimate!r} but no labels (neither y nor "
+                    "target), so it fits a density, which has no class to estimate. Pass y= "
+                    "or target= for a classifier, or drop class_estimate for a density."
+                )
+            return self.density(
+                X, estimate=estimate, sample_weight=sample_weight, feature_names=feature_names
+            )
         class_estimate = class_estimate or estimate
         X, y, target_name = split_target(X, y, target)
         table = Table(X, feature_names=feature_names)
@@ -153,6 +166,68 @@ class NaiveBayes:
                 labels=check_classes(classes),
                 remedy="Add it to classes=, which lists every class label.",
             )
+        return self._fit_codes(
+            table, codes, labels, estimate, class_estimate, sample_weight, target_name
+        )
+
+    def density(self, X, estimate: str = "mean", sample_weight=None, feature_names=None):
+        """Fit the declaration as a density ``p(x) = prod_i p(x_i)``, without labels.
+
+        The classifier with one constant class (seed 000, section 1): every row is
+        counted as that class, by the same families, statistics and estimators as
+        :meth:`fit`. ``NaiveBayes().fit(X)`` with neither ``y`` nor ``target`` does the
+        same.
+
+        Parameters
+        ----------
+        X : DataFrame, ndarray or sparse matrix
+            Missing values are marginalized, as by :meth:`fit`.
+        estimate : {"mean", "ml", "map", "predictive"}, default "mean"
+            As for :meth:`fit`.
+        sample_weight : array_like, optional
+            Non-negative row weights, one per row, not all zero.
+
+        Returns
+        -------
+        bayesnb.density.DensityFit
+        """
+        from bayesnb.density import CONSTANT_LABEL, DENSITY_TARGET, DensityFit
+
+        check_estimate(estimate)
+        if isinstance(X, str | bytes) or np.isscalar(X):
+            raise InputTypeError(
+                f"X must be a DataFrame, an array or a sparse matrix of rows; got "
+                f"{type(X).__name__} {X!r}. Give the data whose density to fit."
+            )
+        table = Table(X, feature_names=feature_names)
+        table.check_not_empty()
+        codes = np.zeros(table.n_rows, dtype=np.intp)
+        return self._fit_codes(
+            table,
+            codes,
+            [CONSTANT_LABEL],
+            estimate,
+            estimate,
+            sample_weight,
+            DENSITY_TARGET,
+            kind=DensityFit,
+        )
+
+    def _fit_codes(
+        self,
+        table,
+        codes,
+        labels,
+        estimate,
+        class_estimate,
+        sample_weight,
+        target_name,
+        kind=None,
+    ):
+        """The fit of ``table`` whose rows have the class positions ``codes`` in
+        ``labels``: bind, count, estimate (the one pipeline of :meth:`fit` and
+        :meth:`density`)."""
+        kind = NaiveBayesFit if kind is None else kind
         resp = class_labels(codes, len(labels), sample_weight)
         blocks = self.bind(table, resp.weights, counted=True)
         stats = count_blocks(blocks, table, resp)
@@ -160,7 +235,7 @@ class NaiveBayes:
             "class": class_estimate,
             "features": {b.name: b.estimate or estimate for b in blocks},
         }
-        fit = NaiveBayesFit.from_statistics(
+        fit = kind.from_statistics(
             labels=labels,
             blocks=blocks,
             stats=stats,

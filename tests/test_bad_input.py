@@ -1111,8 +1111,9 @@ def test_target_not_a_column():
 
 
 def test_neither_y_nor_target():
+    # Without labels fit() fits a density; classes= without labels stays an error.
     with pytest.raises(errors.InputError, match=r"pass y= or target="):
-        bnb.NaiveBayes().fit(bnb.datasets.play_tennis())
+        bnb.NaiveBayes().fit(bnb.datasets.play_tennis(), classes=["No", "Yes"])
 
 
 def test_linear_weights_on_non_bernoulli_features():
@@ -1409,6 +1410,66 @@ def test_model_point_of_an_array_names_params():
         model_point(pm_model, {name: da.values for name, da in params.items()})
 
 # (end of the PyMC model section)
+
+
+# ======================================================================================
+# The density (NaiveBayes.density, bayesnb.density.DensityFit)
+# ======================================================================================
+
+
+def _density_fit():
+    return bnb.NaiveBayes().density(pd.DataFrame({"a": [True, False, True], "k": list("uvv")}))
+
+
+def test_density_of_an_empty_frame():
+    with pytest.raises(errors.InputError, match=r"X has no rows"):
+        bnb.NaiveBayes().density(pd.DataFrame({"a": pd.Series([], dtype=bool)}))
+    with pytest.raises(errors.InputError, match=r"X has no columns"):
+        bnb.NaiveBayes().density(pd.DataFrame(index=range(3)))
+
+
+def test_density_of_a_scalar_or_string():
+    with pytest.raises(errors.InputTypeError, match=r"X must be a DataFrame.*got str"):
+        bnb.NaiveBayes().density("data.csv")
+
+
+def test_density_with_an_unknown_estimate():
+    with pytest.raises(errors.InputError, match=r"estimate"):
+        bnb.NaiveBayes().density(pd.DataFrame({"a": [True, False]}), estimate="median")
+
+
+def test_density_scored_on_rows_lacking_a_column():
+    with pytest.raises(errors.InputError, match=r"lacks the feature column\(s\) \['k'\]"):
+        _density_fit().log_density(pd.DataFrame({"a": [True]}))
+
+
+def test_density_sample_with_a_bad_n():
+    fit = _density_fit()
+    with pytest.raises(errors.InputTypeError, match=r"n must be an int"):
+        fit.sample(2.5)
+    with pytest.raises(errors.InputError, match=r"n must be an int >= 0.*-1"):
+        fit.sample(-1)
+
+
+def test_density_has_no_classes_to_predict():
+    fit = _density_fit()
+    with pytest.raises(errors.InputError, match=r"predict needs classes; this is a density"):
+        fit.predict(pd.DataFrame({"a": [True], "k": ["u"]}))
+    with pytest.raises(errors.InputError, match=r"predict_proba needs classes"):
+        fit.predict_proba(pd.DataFrame({"a": [True], "k": ["u"]}))
+
+
+def test_density_update_with_labels():
+    with pytest.raises(errors.InputError, match=r"update of a density takes no labels.*y="):
+        _density_fit().update(pd.DataFrame({"a": [True], "k": ["u"]}), y=["x"])
+
+def test_fit_without_labels_with_a_class_estimate():
+    X = pd.DataFrame({"a": [True, False]})
+    with pytest.raises(errors.InputError, match=r"class_estimate='ml' but no labels"):
+        bnb.NaiveBayes().fit(X, class_estimate="ml")
+
+
+# (end of the density section)
 
 
 def test_errors_are_builtin_exceptions_too():

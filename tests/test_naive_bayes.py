@@ -314,8 +314,8 @@ def test_errors_name_the_problem():
         bnb.NaiveBayes().fit(df, target="z")
     with pytest.raises(ValueError, match="missing label"):
         bnb.NaiveBayes().fit(df.drop(columns="y"), y=[0, None])
-    with pytest.raises(ValueError, match="pass y= or target="):
-        bnb.NaiveBayes().fit(df)
+    with pytest.raises(ValueError, match="pass y= or target="):  # without labels: a density
+        bnb.NaiveBayes().fit(df.drop(columns="y"), classes=[0, 1])
     with pytest.raises(TypeError, match="Dirichlet"):
         bnb.NaiveBayes(class_prior=0.5)
     with pytest.raises(ValueError, match="must be one of"):
