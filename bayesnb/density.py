@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnb.errors import InputError, InputTypeError
+from bayesnb.errors import InputError
+from bayesnb.model import check_draw_count
 from bayesnb.naive_bayes import NaiveBayesFit, count_parameters
 
 #: The one class every row of a density belongs to (hidden from ``params``).
@@ -96,23 +97,12 @@ class DensityFit(NaiveBayesFit):
             (values in the data's coding, e.g. ``"y"``/``"n"``, a Binned value uniform
             within its bin); else an array (n, features) in the training column order.
         """
-        if not isinstance(n, int | np.integer) or isinstance(n, bool | np.bool_):
-            raise InputTypeError(
-                f"n must be an int >= 0 (the number of rows to draw); got {n!r} "
-                f"({type(n).__name__}). Give a whole number, e.g. n=100."
-            )
-        if n < 0:
-            raise InputError(f"n must be an int >= 0 (the number of rows to draw); got {n!r}.")
         from bayesnb.mixture import _check_random_state
 
+        n = check_draw_count(n)
         _check_random_state(random_state)
         rng = np.random.default_rng(random_state)
-        rows = np.zeros(int(n), dtype=np.intp)  # every row's class: the one class
-        columns = {}
-        for block, params in zip(self.blocks, self.block_params, strict=True):
-            draws = np.asarray(block.sample(params, rows, rng)).reshape(int(n), len(block.columns))
-            for j, col in enumerate(block.columns):
-                columns[col] = draws[:, j]
+        columns = self._draw_features(np.zeros(n, dtype=np.intp), rng)  # the one class
         frame = pd.DataFrame({c: columns[c] for c in self.feature_names})
         if self.is_frame:
             return frame

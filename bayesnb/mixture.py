@@ -39,7 +39,7 @@ from bayesnb import cluster_reports, model_choice
 from bayesnb._data import Table, check_sample_weight
 from bayesnb._starts import component_labels, start_params
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
-from bayesnb.model import FittedModel, estimate_all, feature_log_likelihood
+from bayesnb.model import FittedModel, check_draw_count, estimate_all, feature_log_likelihood
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning
 from bayesnb.sufficient import merge_stats
 
@@ -1342,13 +1342,7 @@ class MixtureFit(FittedModel):
             A ``component`` column followed by the feature columns, values in the
             training data's coding (e.g. ``"y"``/``"n"``).
         """
-        if not isinstance(n, int | np.integer) or isinstance(n, bool | np.bool_):
-            raise InputTypeError(
-                f"n must be an int >= 0 (the number of rows to draw); got {n!r} "
-                f"({type(n).__name__}). Give a whole number, e.g. n=100."
-            )
-        if n < 0:
-            raise InputError(f"n must be an int >= 0 (the number of rows to draw); got {n!r}.")
+        n = check_draw_count(n)
         if "component" in self.feature_names:
             raise InputError(
                 "a feature is named 'component', the name of the drawn component's column; "
@@ -1358,13 +1352,10 @@ class MixtureFit(FittedModel):
         rng = np.random.default_rng(random_state)
         weights = np.exp(self.class_log_prob)
         components = rng.choice(len(self.labels), size=int(n), p=weights / weights.sum())
-        columns = {"component": np.asarray(self.labels, dtype=object)[components]}
-        for block, params in zip(self.blocks, self.block_params, strict=True):
-            draws = np.asarray(block.sample(params, components, rng)).reshape(
-                int(n), len(block.columns)
-            )
-            for j, col in enumerate(block.columns):
-                columns[col] = draws[:, j]
+        columns = {
+            "component": np.asarray(self.labels, dtype=object)[components],
+            **self._draw_features(components, rng),
+        }
         return pd.DataFrame(columns)[["component", *self.feature_names]]
 
     # -- persistence of the diagnostics ---------------------------------------------------

@@ -400,6 +400,18 @@ class FittedModel:
         """``log p(x)`` of every row, summing over the classes."""
         return log_sum_exp_rows(self.joint_log_likelihood(X))
 
+    # -- drawing rows ------------------------------------------------------------------------
+    def _draw_features(self, components, rng) -> dict:
+        """``{column: draws}`` of every feature for rows of the classes (components)
+        ``components``, each block drawn by its family."""
+        columns = {}
+        for block, params in zip(self.blocks, self.block_params, strict=True):
+            draws = np.asarray(block.sample(params, components, rng))
+            draws = draws.reshape(len(components), len(block.columns))
+            for j, col in enumerate(block.columns):
+                columns[col] = draws[:, j]
+        return columns
+
     # -- parameter counting ----------------------------------------------------------------
     def n_free_parameters(self) -> int:
         k = len(self.labels)
@@ -504,6 +516,18 @@ class FittedModel:
         back as the type it was.
         """
         write_dataset(self._to_dataset(), path)
+
+
+def check_draw_count(n) -> int:
+    """``n``, the number of rows to draw: an int >= 0 (an error naming ``n`` else)."""
+    if not isinstance(n, int | np.integer) or isinstance(n, bool | np.bool_):
+        raise InputTypeError(
+            f"n must be an int >= 0 (the number of rows to draw); got {n!r} "
+            f"({type(n).__name__}). Give a whole number, e.g. n=100."
+        )
+    if n < 0:
+        raise InputError(f"n must be an int >= 0 (the number of rows to draw); got {n!r}.")
+    return int(n)
 
 
 def write_dataset(dataset: xr.Dataset, path) -> None:
