@@ -331,3 +331,27 @@ def test_a_category_called_new_is_refused():
     X = pd.DataFrame({"c": ["a", "<new>", "a", "b"]})
     with pytest.raises(errors.InputError, match=r"column 'c' holds the value '<new>'"):
         bnb.NaiveBayes({"c": bnb.Categorical(unseen="predictive")}).fit(X, [0, 1, 0, 1])
+
+
+def test_an_update_keeps_the_learnt_edges():
+    x = np.linspace(0.0, 10.0, 21)
+    fit = _fit(bnb.Binned(bins=5), x)
+    later = fit.update(pd.DataFrame({"x": [0.5, 9.5]}), [0, 1])
+    np.testing.assert_array_equal(later.blocks[0].column_edges[0], [0.0, 2, 4, 6, 8, 10])
+    # the batch's two values land in the first and last bins of the first fit's edges
+    added = later.counts["x"].values - fit.counts["x"].values
+    np.testing.assert_array_equal(added, [[1, 0, 0, 0, 0], [0, 0, 0, 0, 1]])
+    with pytest.raises(errors.InputError, match=r"column 'x'.*learnt by bins=5"):
+        fit.update(pd.DataFrame({"x": [11.0]}), [0])
+
+
+def test_draws_of_the_new_cell_are_labelled_new():
+    fit = _weather(alpha_new=3.0)
+    hand = _outlook_by_hand(alpha_new=3.0)
+    n = 20000
+    draws = fit.blocks[0].sample(
+        fit.block_params[0], np.zeros(n, dtype=np.intp), np.random.default_rng(5)
+    )
+    share = np.mean(draws == "<new>")
+    p = hand[0][-1]  # 3 / (4 + 6 + 3)
+    assert abs(share - p) < 4 * np.sqrt(p * (1 - p) / n)

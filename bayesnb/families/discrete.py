@@ -1293,7 +1293,7 @@ class Binned(Categorical):
             if outside.any():
                 where = np.argwhere(outside)[0]
                 jj = int(where[1]) if j is None else j
-                how = "declared" if self.edges is not None else f"learnt (bins={self.bins!r})"
+                how = "declared" if self.edges is not None else f"learnt by bins={self.bins!r}"
                 raise InputError(
                     f"Binned feature {self._variable(jj)!r} has edges from {edges[0]:g} to "
                     f"{edges[-1]:g}; got {float(x[tuple(where)]):g} in column "
