@@ -355,3 +355,83 @@ def test_draws_of_the_new_cell_are_labelled_new():
     share = np.mean(draws == "<new>")
     p = hand[0][-1]  # 3 / (4 + 6 + 3)
     assert abs(share - p) < 4 * np.sqrt(p * (1 - p) / n)
+
+
+# -- saved files: learnt edges checked on load, and files written before them still load ---------
+
+
+def _edited(tmp_path, fit, edit):
+    import json
+
+    import xarray as xr
+
+    path = tmp_path / "model.nc"
+    fit.save(path)
+    with xr.open_dataset(path, engine="scipy") as ds:
+        ds = ds.load()
+    config = json.loads(ds.attrs["bayesnb_config"])
+    edit(config["blocks"][0]["state"])
+    ds.attrs["bayesnb_config"] = json.dumps(config)
+    out = tmp_path / "edited.nc"
+    ds.to_netcdf(out, engine="scipy")
+    return out
+
+
+def test_a_block_with_learnt_edges_per_column_survives_save_and_load(tmp_path):
+    rng = np.random.default_rng(6)
+    X = np.column_stack([rng.normal(0, 1, 80), rng.uniform(3, 4, 80)])
+    fit = bnb.NaiveBayes(bnb.Binned(bins="sturges")).fit(X, np.arange(80) % 2)
+    path = tmp_path / "block.nc"
+    fit.save(path)
+    back = bnb.load(path)
+    for j in range(2):
+        np.testing.assert_array_equal(
+            back.blocks[0].column_edges[j], np.histogram_bin_edges(X[:, j], "sturges")
+        )
+    assert back.params.identical(fit.params)
+
+
+def test_a_file_without_the_new_state_entries_loads(tmp_path):
+    x = np.array([0.5, 1.5, 2.5, 0.2])
+    fit = _fit(bnb.Binned([0.0, 1.0, 2.0, 3.0]), x)
+
+    def old(state):  # a file written before learnt edges and the "<new>" cell
+        for key in ("bins", "n_bins", "outside", "column_edges", "alpha_new"):
+            del state[key]
+
+    back = bnb.load(_edited(tmp_path, fit, old))
+    np.testing.assert_array_equal(back.blocks[0].column_edges[0], [0.0, 1.0, 2.0, 3.0])
+    assert back.blocks[0].outside == "error"
+    assert back.params.identical(fit.params)
+
+
+def test_load_refuses_learnt_edges_that_do_not_increase(tmp_path):
+    fit = _fit(bnb.Binned(bins=3), np.array([0.0, 1.0, 2.0, 3.0]))
+
+    def tamper(state):
+        state["column_edges"][0] = [0.0, 2.0, 1.0, 3.0]
+
+    with pytest.raises(errors.ModelFileError, match=r"column_edges\[0\] must be .*increasing"):
+        bnb.load(_edited(tmp_path, fit, tamper))
+
+
+def test_load_refuses_a_bad_alpha_new(tmp_path):
+    fit = _weather()
+
+    def tamper(state):
+        state["alpha_new"] = -1.0
+
+    with pytest.raises(errors.ModelFileError, match=r"'outlook'.*alpha_new must be a finite"):
+        bnb.load(_edited(tmp_path, fit, tamper))
+
+
+def test_declared_categories_with_a_new_cell():
+    X = pd.DataFrame({"c": ["a", "a", "b", "a"]})
+    model = bnb.NaiveBayes({"c": bnb.Categorical(categories=["a", "b", "d"], unseen="predictive")})
+    fit = model.fit(X, [0, 0, 0, 1])
+    # class 0: a 2, b 1, d 0 (declared, unseen) of N = 3, then "<new>" with alpha_new = 1
+    np.testing.assert_allclose(
+        fit.params["c"].sel(class_label=0).values, np.array([3, 2, 1, 1]) / 7, rtol=1e-14
+    )
+    with pytest.raises(errors.InputError, match=r"column 'c' has 1 training value\(s\) outside"):
+        model.fit(pd.DataFrame({"c": ["a", "z"]}), [0, 1])
