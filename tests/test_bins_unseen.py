@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bayesnb as bnb
 from bayesnb import errors
@@ -435,3 +437,29 @@ def test_declared_categories_with_a_new_cell():
     )
     with pytest.raises(errors.InputError, match=r"column 'c' has 1 training value\(s\) outside"):
         model.fit(pd.DataFrame({"c": ["a", "z"]}), [0, 1])
+
+
+# -- property: the '<new>' cell's closed form for any counts and concentrations ---------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    values=st.lists(st.sampled_from("abcde"), min_size=1, max_size=30),
+    alpha=st.floats(0.05, 5.0),
+    alpha_new=st.floats(0.01, 10.0),
+)
+def test_new_cell_closed_form_for_any_data(values, alpha, alpha_new):
+    X = pd.DataFrame({"c": values})
+    features = {
+        "c": bnb.Categorical(bnb.Dirichlet(alpha), unseen="predictive", alpha_new=alpha_new)
+    }
+    fit = bnb.NaiveBayes(features).fit(X, np.zeros(len(values), dtype=int))
+    seen = sorted(set(values))
+    counts = np.array([values.count(v) for v in seen], dtype=float)
+    total = len(values) + alpha * len(seen) + alpha_new
+    prob = fit.params["c"].sel(class_label=0).values
+    np.testing.assert_allclose(prob[:-1], (counts + alpha) / total, rtol=1e-12)
+    np.testing.assert_allclose(prob[-1], alpha_new / total, rtol=1e-12)
+    np.testing.assert_allclose(prob.sum(), 1.0, rtol=1e-12)
+    jll = fit.joint_log_likelihood(pd.DataFrame({"c": ["never seen"]}))
+    np.testing.assert_allclose(jll[0, 0], np.log(alpha_new / total), rtol=1e-12, atol=1e-12)
