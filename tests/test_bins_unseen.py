@@ -463,3 +463,40 @@ def test_new_cell_closed_form_for_any_data(values, alpha, alpha_new):
     np.testing.assert_allclose(prob.sum(), 1.0, rtol=1e-12)
     jll = fit.joint_log_likelihood(pd.DataFrame({"c": ["never seen"]}))
     np.testing.assert_allclose(jll[0, 0], np.log(alpha_new / total), rtol=1e-12, atol=1e-12)
+
+
+# -- the flat design (the PyMC model's reading of the rows) agrees with the kernels ------------
+
+
+@pytest.mark.parametrize(
+    ("family", "X"),
+    [
+        (
+            bnb.Binned(bins=5, outside="open"),
+            np.column_stack([np.linspace(0, 1, 12), np.linspace(-9, 40, 12) ** 2]),
+        ),
+        (
+            bnb.Categorical(unseen="predictive", alpha_new=0.3),
+            np.array([[0, 5], [1, 5], [0, 6], [2, 7], [1, 6], [0, 5]] * 2),
+        ),
+    ],
+    ids=["binned-per-column", "categorical-new"],
+)
+def test_design_reads_the_rows_as_the_kernel_does(family, X):
+    y = np.arange(len(X)) % 2
+    fit = bnb.NaiveBayes(family).fit(X, y)
+    block, params = fit.blocks[0], fit.block_params[0]
+    rows = X.astype(float).copy()
+    rows[0, 0] = np.nan
+    rows[1, 1] = 99.0  # beyond the learnt range (open end bin) or a new category
+    rows[2, 0] = -5.0
+    if family.kind == "categorical":
+        rows = rows.astype(object)
+        rows[0, 0] = None
+    index, value = block.design(rows)
+    table = np.asarray(params["log_prob"]).reshape(2, -1) + block.log_offset()
+    padded = np.concatenate([table, np.zeros((2, 1))], axis=1)
+    by_design = (value[:, None, :] * padded[:, index].transpose(1, 0, 2)).sum(axis=2)
+    np.testing.assert_allclose(
+        by_design, block.log_likelihood(block.encode(rows), params), rtol=1e-12
+    )
