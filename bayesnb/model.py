@@ -24,6 +24,7 @@ from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikel
 from bayesnb.families import FAMILIES, Family
 from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer, estimate_blocks
+from bayesnb.families.discrete import UNSEEN_POLICIES
 from bayesnb.priors import (
     ESTIMATES,
     Beta,
@@ -763,9 +764,10 @@ def _stat_shapes(block: Family, k: int) -> dict:
     if block.kind == "multinomial":
         return {"counts": (k, d)}
     if block.kind in ("categorical", "binned"):
+        sizes = block.column_sizes()  # categories, and a "<new>" cell when predictive
         if block.categories is not None and d > 1:
-            return {"counts": (k, d, len(block.categories))}
-        return {"counts": (k, sum(len(c) for c in block.column_categories))}
+            return {"counts": (k, d, sizes[0])}
+        return {"counts": (k, sum(sizes))}
     if block.kind == "gaussian":
         return {key: (k, d) for key in GAUSSIAN_STATS}
     raise ModelFileError(f"no schema for the family kind {block.kind!r}.")  # pragma: no cover
@@ -1036,6 +1038,8 @@ def _family_config(block: Family) -> dict:
             state[key] = _prior_config(value)
         elif key in _ARRAY_STATE:
             state[key] = None if value is None else np.asarray(value, float).tolist()
+        elif key == "column_edges":  # a Binned block's edges, one array per column
+            state[key] = None if value is None else [np.asarray(e, float).tolist() for e in value]
         elif key == "values" and isinstance(value, tuple):  # Bernoulli's (false, true)
             state[key] = _encode_values(list(value), f"feature {block.name!r} ({key})")
         else:
@@ -1050,12 +1054,34 @@ _ARRAY_STATE = ("edges",)
 #: (see :func:`_family_from_config`, which rebuilds each through its constructor).
 FAMILY_STATE = {
     "bernoulli": ("values",),
-    "categorical": ("categories", "unseen", "column_categories"),
-    "binned": ("categories", "unseen", "column_categories", "edges"),
+    "categorical": ("categories", "unseen", "alpha_new", "column_categories"),
+    "binned": (
+        "categories",
+        "unseen",
+        "alpha_new",
+        "column_categories",
+        "edges",
+        "bins",
+        "n_bins",
+        "outside",
+        "column_edges",
+    ),
     "multinomial": (),
     "gaussian": ("ddof",),
 }
 _COMMON_STATE = ("prior", "estimate", "columns", "name")
+
+#: State a file written before it existed may lack, and the value it then has.
+_OPTIONAL_STATE = {
+    "categorical": {"alpha_new": None},
+    "binned": {
+        "alpha_new": None,
+        "bins": None,
+        "n_bins": None,
+        "outside": "error",
+        "column_edges": None,
+    },
+}
 
 
 def _family_from_config(config, index: int = 0) -> Family:
@@ -1070,7 +1096,7 @@ def _family_from_config(config, index: int = 0) -> Family:
         raise ModelFileError(
             f"{where} has the family kind {kind!r}; bayesnb knows {sorted(FAMILY_STATE)!r}."
         )
-    state = config["state"]
+    state = {**_OPTIONAL_STATE.get(kind, {}), **config["state"]}
     expected = set(_COMMON_STATE) | set(FAMILY_STATE[kind])
     if set(state) != expected:
         raise ModelFileError(
@@ -1118,20 +1144,30 @@ def _family_from_config(config, index: int = 0) -> Family:
     else:  # categorical, binned
         categories = _decode_values(state["categories"], f"{where}: categories")
         per_column = _decode_values(state["column_categories"], f"{where}: column_categories")
-        if state["unseen"] not in ("marginalize", "error"):
+        allowed = ("marginalize", "error") if kind == "binned" else UNSEEN_POLICIES
+        if state["unseen"] not in allowed:
             raise ModelFileError(
-                f"{where}: unseen must be 'marginalize' or 'error'; got {state['unseen']!r}."
+                f"{where}: unseen must be one of {list(allowed)!r}; got {state['unseen']!r}."
             )
         if kind == "binned":
-            block = FAMILIES[kind](_numbers(state["edges"], f"{where}: edges"), prior, **common)
-            block.unseen = state["unseen"]
-            if categories != block.categories:
+            block = _binned_from_state(state, prior, common, d, where)
+            if categories != block.categories or per_column != block.column_categories:
                 raise ModelFileError(
-                    f"{where}: categories {categories!r} are not the bins of its edges "
-                    f"{block.categories!r}."
+                    f"{where}: categories {categories!r} and column_categories "
+                    f"{per_column!r} are not the bins of its edges "
+                    f"{block.column_categories!r}."
                 )
         else:
-            block = FAMILIES[kind](prior, categories=categories, unseen=state["unseen"], **common)
+            try:
+                block = FAMILIES[kind](
+                    prior,
+                    categories=categories,
+                    unseen=state["unseen"],
+                    alpha_new=state["alpha_new"],
+                    **common,
+                )
+            except InputError as err:
+                raise ModelFileError(f"{where}: {err}") from None
         if (
             not isinstance(per_column, list)
             or len(per_column) != d
@@ -1149,4 +1185,47 @@ def _family_from_config(config, index: int = 0) -> Family:
             )
         block.column_categories = per_column
     block.name = name
+    return block
+
+
+def _binned_from_state(state: dict, prior, common: dict, d: int, where: str):
+    """A bound Binned block rebuilt from its saved state: its declaration (edges, or
+    the rule it learnt them by) and every column's edges, exactly as saved."""
+    if state["alpha_new"] is not None:
+        raise ModelFileError(f"{where}: alpha_new must be null; got {state['alpha_new']!r}.")
+    edges = None if state["edges"] is None else _numbers(state["edges"], f"{where}: edges")
+    try:
+        block = FAMILIES["binned"](
+            edges,
+            prior,
+            bins=state["bins"],
+            n_bins=state["n_bins"],
+            outside=state["outside"],
+            **common,
+        )
+    except InputError as err:
+        raise ModelFileError(f"{where}: {err}") from None
+    saved = state["column_edges"]
+    if saved is None:
+        if edges is None:
+            raise ModelFileError(f"{where}: learnt edges (bins={state['bins']!r}) are missing.")
+        saved = [edges] * d
+    if not isinstance(saved, list) or len(saved) != d:
+        raise ModelFileError(
+            f"{where}: column_edges must hold one list of edges per column ({d}); got {saved!r}."
+        )
+    column_edges = [_numbers(e, f"{where}: column_edges[{j}]") for j, e in enumerate(saved)]
+    for j, e in enumerate(column_edges):
+        if e.ndim != 1 or len(e) < 2 or np.any(np.diff(e) <= 0):
+            raise ModelFileError(
+                f"{where}: column_edges[{j}] must be at least two strictly increasing "
+                f"numbers; got {e.tolist()!r}."
+            )
+        if edges is not None and not np.array_equal(e, edges):
+            raise ModelFileError(
+                f"{where}: column_edges[{j}] {e.tolist()!r} differ from the declared edges "
+                f"{edges.tolist()!r}."
+            )
+    block.unseen = state["unseen"]
+    block.set_edges(column_edges)
     return block

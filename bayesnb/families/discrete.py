@@ -556,14 +556,20 @@ class Categorical(_Discrete):
         column's values seen in training, sorted (a pandas categorical keeps its
         categories). A value declared here but never seen still gets its smoothed
         probability.
-    unseen : {"marginalize", "error"}
+    unseen : {"marginalize", "error", "predictive"}
         What a value outside the domain does at prediction time. ``"marginalize"``
         (default) treats it like a missing value: its factor is skipped, exactly as
         the text model skips words outside its vocabulary; when every observed value
         of a column (two or more) is unseen, the whole column is skipped and an
         :class:`~bayesnb.errors.UnseenValuesWarning` names it. ``"error"`` raises.
+        ``"predictive"`` reserves prior mass for a value never seen in training:
+        every column gets one more cell, labelled ``"<new>"`` (:data:`NEW_CATEGORY`),
+        that every value outside its categories falls in (see Notes).
         In training, a value outside declared ``categories`` is an error (an
         :class:`~bayesnb.errors.InputError` naming the column and the values).
+    alpha_new : float, default 1.0 under ``unseen="predictive"``
+        The Dirichlet concentration of the ``"<new>"`` cell (only with
+        ``unseen="predictive"``).
     columns : list, optional
         Several columns sharing this declaration, as one block. An array's columns
         form one block by default; a DataFrame's get one feature each.
@@ -579,6 +585,26 @@ class Categorical(_Discrete):
     ``segments()[j]``. A single column has the shape (labels, categories).
     ``params`` has one variable per column either way: named by the feature for a
     single column and by the column in a block, with dims (class_label, <variable>_category).
+
+    Under ``unseen="predictive"`` each column's Dirichlet has one more cell, the
+    last of its categories, labelled ``"<new>"`` in ``params`` and ``counts``
+    (training counts 0 there: every training value is a category). With counts
+    :math:`n_{c,v}` over the :math:`V` categories, :math:`N_c = \\sum_v n_{c,v}`,
+    concentrations :math:`\\alpha_v` and :math:`A = \\sum_v \\alpha_v`, the posterior
+    mean (``estimate="mean"``, equal to the posterior predictive of one value) is
+
+    .. math:: P(x = v \\mid c) = \\frac{n_{c,v} + \\alpha_v}{N_c + A + \\alpha_{new}},
+              \\qquad P(x \\text{ new} \\mid c) = \\frac{\\alpha_{new}}{N_c + A + \\alpha_{new}},
+
+    which sum to 1 over the categories and ``"<new>"``. Any value outside the
+    categories is scored with the ``"<new>"`` probability (all new values share the
+    cell: it is the probability that the value is *some* value not seen in
+    training), and a draw from the model in that cell is the label ``"<new>"``.
+    ``estimate="ml"`` would give the cell probability 0 and ``"map"`` a mode that
+    depends on ``alpha_new - 1``; both raise an
+    :class:`~bayesnb.errors.InputError`: use ``"mean"`` or ``"predictive"``. A
+    later batch (:meth:`~bayesnb.NaiveBayesFit.update`) must still hold only the
+    categories.
 
     A block is read as one mixed-radix code per group of adjacent columns (the digit
     of a column is its category code + 1, and 0 when the value is missing), so
@@ -602,16 +628,32 @@ class Categorical(_Discrete):
     multi_column = True
 
     def __init__(
-        self, prior=None, *, categories=None, unseen="marginalize", estimate=None, columns=None
+        self,
+        prior=None,
+        *,
+        categories=None,
+        unseen="marginalize",
+        alpha_new=None,
+        estimate=None,
+        columns=None,
     ):
         super().__init__(
             Dirichlet(1.0) if prior is None else prior, estimate=estimate, columns=columns
         )
         if not isinstance(self.prior, Dirichlet):
             raise InputTypeError(f"Categorical prior must be a Dirichlet; got {self.prior!r}.")
-        if unseen not in ("marginalize", "error"):
-            raise InputError(f"unseen must be 'marginalize' or 'error'; got {unseen!r}.")
+        if not isinstance(unseen, str) or unseen not in UNSEEN_POLICIES:
+            raise InputError(
+                "Categorical unseen must be 'marginalize' or 'error' (skip or refuse a value "
+                "outside the categories), or 'predictive' (give it the mass of a new value); "
+                f"got {unseen!r}."
+            )
+        self.alpha_new = _checked_alpha_new(alpha_new, unseen)
+        if unseen == "predictive" and estimate in ("ml", "map"):
+            _predictive_estimate_error(estimate, "this Categorical")
         self.categories = None if categories is None else _declared_categories(categories)
+        if unseen == "predictive" and self.categories is not None:
+            _check_new_label(self.categories, "categories")
         self.unseen = unseen
         self.column_categories: list[list] | None = None
 
@@ -627,6 +669,9 @@ class Categorical(_Discrete):
                     f"Categorical feature {column!r} has no observed value in training. "
                     "Drop it, or declare its categories."
                 )
+        if self.unseen == "predictive":
+            for column, categories in zip(self.columns, learned, strict=True):
+                _check_new_label(categories, f"column {column!r}")
         self.column_categories = learned
         if all(c == learned[0] for c in learned):
             self.categories = list(learned[0])
@@ -661,7 +706,7 @@ class Categorical(_Discrete):
             or self.prior.alpha.ndim != 0
         ):
             return None
-        return ("categorical", self.estimate, self.unseen, float(self.prior.alpha))
+        return ("categorical", self.estimate, self.unseen, self.alpha_new, float(self.prior.alpha))
 
     def fused(self, blocks) -> Categorical:
         out = copy.copy(self)
@@ -690,9 +735,8 @@ class Categorical(_Discrete):
         p = np.exp(self._flat(params["log_prob"]))
         q = np.exp(self._flat(reference["log_prob"]))[0]
         out = {}
-        for col, start, cats in zip(
-            self.columns, self.segments(), self.column_categories, strict=True
-        ):
+        for j, (col, start) in enumerate(zip(self.columns, self.segments(), strict=True)):
+            cats = self._cell_labels(j)
             top = p[:, start : start + len(cats)].argmax(axis=1) + start
             out[col] = [
                 f"{cats[top[k] - start]}: {p[k, top[k]]:.3f} (all: {q[top[k]]:.3f})"
@@ -701,8 +745,36 @@ class Categorical(_Discrete):
         return out
 
     def column_sizes(self) -> list[int]:
-        """The number of categories of every column."""
-        return [len(c) for c in self.column_categories]
+        """The number of cells of every column: its categories (and the ``"<new>"``
+        cell under ``unseen="predictive"``)."""
+        extra = 1 if self.unseen == "predictive" else 0
+        return [len(c) + extra for c in self.column_categories]
+
+    def _cell_labels(self, j: int) -> list:
+        """Column ``j``'s cells as ``params`` labels them: its categories, then
+        ``"<new>"`` under ``unseen="predictive"``."""
+        cats = list(self.column_categories[j])
+        return [*cats, NEW_CATEGORY] if self.unseen == "predictive" else cats
+
+    def _alpha(self, n_labels: int, shape: tuple[int, ...]) -> np.ndarray:
+        """The declared concentration over the categories, with ``alpha_new`` on every
+        column's ``"<new>"`` cell under ``unseen="predictive"``."""
+        if self.unseen != "predictive":
+            return super()._alpha(n_labels, shape)
+        if len(shape) == 2:  # (columns, categories + 1): shared categories
+            seen = (shape[0], shape[1] - 1)
+            alpha = np.broadcast_to(super()._alpha(n_labels, seen), (n_labels, *seen))
+            new = np.full((n_labels, shape[0], 1), self.alpha_new)
+            return np.concatenate([alpha, new], axis=-1)
+        seen = (shape[0] - self.n_columns,)
+        alpha = np.broadcast_to(super()._alpha(n_labels, seen), (n_labels, *seen))
+        ends = np.cumsum([size - 1 for size in self.column_sizes()])
+        return np.insert(alpha, ends, self.alpha_new, axis=-1)
+
+    def estimate_params(self, stats: dict, method: str, *, labels=None) -> dict:
+        if self.unseen == "predictive" and method in ("ml", "map"):
+            _predictive_estimate_error(method, f"Categorical feature {self.name!r}")
+        return super().estimate_params(stats, method, labels=labels)
 
     def segments(self) -> np.ndarray:
         """Where every column's categories start on the last axis of the flat layout."""
@@ -718,7 +790,7 @@ class Categorical(_Discrete):
     def _stored(self, flat: np.ndarray) -> np.ndarray:
         """Flat (K, sum of sizes) values in the stored layout."""
         if self._shared() and self.n_columns > 1:
-            return flat.reshape(flat.shape[0], self.n_columns, len(self.categories))
+            return flat.reshape(flat.shape[0], self.n_columns, self.column_sizes()[0])
         return flat
 
     @staticmethod
@@ -767,6 +839,9 @@ class Categorical(_Discrete):
                 out[:, j] = pd.Index(categories, tupleize_cols=False).get_indexer(col)
                 observed = col.notna().to_numpy()
                 unseen_mask = (out[:, j] < 0) & observed
+            if policy == "predictive":
+                out[unseen_mask, j] = len(categories)  # the "<new>" cell
+                continue
             if unseen_mask.any():
                 bad = (values if values is not None else col.to_numpy())[unseen_mask]
                 if policy == "error-declared":
@@ -828,7 +903,7 @@ class Categorical(_Discrete):
         indicators: it drops out of both. An integer array whose categories are
         ``0..V-1`` is read in place, and its values checked as the codes are made.
         """
-        if isinstance(data, np.ndarray) and data.dtype.kind in "iu":
+        if isinstance(data, np.ndarray) and data.dtype.kind in "iu" and self.unseen != "predictive":
             arr = _as_2d(data)
             if all(_is_range(c) for c in self.column_categories):
                 return _CategoryCodes(arr, checked=False)
@@ -934,10 +1009,8 @@ class Categorical(_Discrete):
     def sample(self, params, components, rng) -> np.ndarray:
         """Draws (n,) for a single column, (n, columns) for a block."""
         draws = [
-            np.asarray(categories, dtype=object)[idx]
-            for categories, idx in zip(
-                self.column_categories, self._draw_codes(params, components, rng), strict=True
-            )
+            np.asarray(self._cell_labels(j), dtype=object)[idx]
+            for j, idx in enumerate(self._draw_codes(params, components, rng))
         ]
         return draws[0] if self.n_columns == 1 else np.stack(draws, axis=1)
 
@@ -966,7 +1039,7 @@ class Categorical(_Discrete):
         """One variable per column (named by the column in a block), each over the
         column's own categories, laid side by side in the block's stored layout."""
         parts = [
-            _given.probabilities(self, self._variable(j), K, self.column_categories[j], source)
+            _given.probabilities(self, self._variable(j), K, self._cell_labels(j), source)
             for j in range(self.n_columns)
         ]
         with np.errstate(divide="ignore"):
@@ -980,7 +1053,7 @@ class Categorical(_Discrete):
             var = self._variable(j)
             cat = f"{var}_category"
             dims = (label_dim, cat)
-            coords = {label_dim: labels, cat: value_array(self.column_categories[j])}
+            coords = {label_dim: labels, cat: value_array(self._cell_labels(j))}
             part = slice(start, start + size)
             out["params"][var] = xr.DataArray(prob[:, part], dims=dims, coords=coords)
             if counts is not None:
@@ -1030,42 +1103,167 @@ class Binned(Categorical):
 
     Parameters
     ----------
-    edges : sequence of float
+    edges : sequence of float, optional
         Increasing, finite bin edges, shared by every column of a block. Bin ``j`` is
-        ``[edges[j], edges[j+1])``; the last bin also holds its right edge. A value
-        outside ``[edges[0], edges[-1]]`` raises an error.
+        ``[edges[j], edges[j+1])``; the last bin also holds its right edge. Nothing is
+        learnt from the data.
     prior : Dirichlet, default Dirichlet(1.0)
         Prior over the bin probabilities.
+    bins : int or str, optional
+        Edges learnt from the training values instead (exactly one of ``edges`` and
+        ``bins``): an int is that many equal-width bins over the column's training
+        range; ``"auto"``, ``"fd"``, ``"doane"``, ``"scott"``, ``"stone"``, ``"rice"``,
+        ``"sturges"`` or ``"sqrt"`` is that rule of :func:`numpy.histogram_bin_edges`;
+        ``"quantile"`` puts the edges at the quantiles ``0, 1/n_bins, ..., 1`` of the
+        column (:func:`numpy.quantile`, linear interpolation). Tied quantiles (a value
+        repeated over more than a bin's share of the rows) are merged, so the column
+        gets fewer than ``n_bins`` bins; a column whose quantiles all coincide (a
+        single distinct value) is an error.
+    n_bins : int, optional
+        The number of quantile bins (``bins="quantile"`` only).
+    outside : {"error", "open"}, default "error"
+        A value outside ``[edges[0], edges[-1]]`` at prediction. ``"error"`` raises an
+        :class:`~bayesnb.errors.InputError` naming the column. ``"open"`` extends the
+        first bin to ``-inf`` and the last to ``+inf``: such a value falls in the end
+        bin and gets the end bin's density, its probability over its finite width
+        (see Notes).
     columns : list, optional
-        Several columns cut by the same edges, as one block.
+        Several columns, as one block.
 
     Notes
     -----
     The density is :math:`p(x\\mid c) = \\theta_{c,j} / w_j` for ``x`` in bin ``j`` of
     width :math:`w_j`.
+
+    Learnt edges are learnt at bind time, from each column's observed values (a
+    missing value is left out; sample weights are not used), so every column of a
+    block has its own edges, bins and probabilities, laid side by side like a
+    Categorical block's columns with different categories (a block whose columns'
+    edges coincide keeps the shared layout). ``params`` holds them as each
+    variable's ``<variable>_lower`` and ``<variable>_upper`` coordinates, and a
+    saved model keeps them exactly.
+
+    With ``outside="open"`` the density above holds within the edges; beyond them it
+    continues at the end bin's height :math:`\\theta_{c,1} / w_1` (or
+    :math:`\\theta_{c,m} / w_m`). This approximates an unbounded tail: the density
+    then no longer integrates to one over the real line, so a value far outside the
+    training range is scored as if it lay in the end bin. Draws (:meth:`sample`)
+    stay within the edges. The end bins' labels show their open ends
+    (``"(-inf, 1)"``, ``"[9, inf)"``); their ``_lower``/``_upper`` coordinates are the
+    finite edges whose width the density uses.
     """
 
     kind = "binned"
 
-    def __init__(self, edges, prior=None, *, estimate=None, columns=None):
-        edges = np.asarray(edges, dtype=float)
-        if (
-            edges.ndim != 1
-            or len(edges) < 2
-            or not np.all(np.isfinite(edges))
-            or np.any(np.diff(edges) <= 0)
-        ):
+    def __init__(
+        self,
+        edges=None,
+        prior=None,
+        *,
+        bins=None,
+        n_bins=None,
+        outside="error",
+        estimate=None,
+        columns=None,
+    ):
+        if (edges is None) == (bins is None):
             raise InputError(
-                f"Binned edges must be at least two finite, strictly increasing numbers; got "
-                f"{edges.tolist()!r}."
+                "Binned needs exactly one of edges= (bin edges you choose) and bins= (edges "
+                f"learnt from the training data); got edges={edges!r} and bins={bins!r}. "
+                "Pass e.g. Binned(edges=[0, 1, 2]) or Binned(bins=10)."
+            )
+        if edges is not None:
+            edges = _checked_edges(edges, "Binned edges")
+            if n_bins is not None:
+                raise InputError(
+                    f"Binned n_bins={n_bins!r} is the number of quantile bins, which only "
+                    "bins='quantile' learns; edges are given. Leave n_bins out."
+                )
+        else:
+            _check_bins(bins, n_bins)
+        if not isinstance(outside, str) or outside not in ("error", "open"):
+            raise InputError(
+                f"Binned outside must be 'error' or 'open'; got {outside!r}. 'open' extends "
+                "the end bins to -inf and +inf."
             )
         super().__init__(prior, estimate=estimate, columns=columns)
         self.edges = edges
-        self.categories = [f"[{a:g}, {b:g})" for a, b in itertools.pairwise(edges)]
-        self.categories[-1] = self.categories[-1][:-1] + "]"
+        self.bins = int(bins) if isinstance(bins, np.integer) else bins
+        self.n_bins = None if n_bins is None else int(n_bins)
+        self.outside = outside
+        self.column_edges: list[np.ndarray] | None = None
+        self.categories = None if edges is None else self._bin_labels(edges)
 
     def __repr__(self) -> str:
-        return f"Binned(edges={self.edges.tolist()!r}, prior={self.prior!r})"
+        what = (
+            f"edges={self.edges.tolist()!r}"
+            if self.edges is not None
+            else f"bins={self.bins!r}" + (f", n_bins={self.n_bins!r}" if self.n_bins else "")
+        )
+        extra = ", outside='open'" if self.outside == "open" else ""
+        return f"Binned({what}, prior={self.prior!r}{extra})"
+
+    def _bin_labels(self, edges: np.ndarray) -> list[str]:
+        """``"[a, b)"`` for every bin (``"]"`` closing the last, and open ends under
+        ``outside="open"``), in the fewest significant digits (6 at least) that keep
+        the labels distinct."""
+        for digits in (6, 10, 17):
+            text = [f"{e:.{digits}g}" for e in edges]
+            if len(set(text)) == len(text):
+                break
+        labels = [f"[{a}, {b})" for a, b in itertools.pairwise(text)]
+        labels[-1] = labels[-1][:-1] + "]"
+        if self.outside == "open":
+            labels[0] = "(-inf" + labels[0][labels[0].index(",") :]
+            labels[-1] = labels[-1][: labels[-1].index(",")] + ", inf)"
+        return labels
+
+    def _learn(self, data, sample_weight=None) -> None:
+        if self.edges is not None:
+            self.set_edges([self.edges] * self.n_columns)
+            return
+        x = np.asarray(
+            _as_float_matrix(data, f"Binned feature {self.name!r}", self.columns), dtype=float
+        )
+        self.set_edges([self._learnt_edges(x[:, j], j) for j in range(self.n_columns)])
+
+    def set_edges(self, column_edges: list) -> None:
+        """Bind the block to every column's edges (the bins become its categories)."""
+        self.column_edges = [np.asarray(e, dtype=float) for e in column_edges]
+        first = self.column_edges[0]
+        self.column_categories = [self._bin_labels(e) for e in self.column_edges]
+        shared = all(np.array_equal(e, first) for e in self.column_edges)
+        self.categories = list(self.column_categories[0]) if shared else None
+
+    def _learnt_edges(self, values: np.ndarray, j: int) -> np.ndarray:
+        """Column ``j``'s edges from its training ``values`` (NaN left out)."""
+        self._check_finite(values, j)
+        values = values[~np.isnan(values)]
+        column = self.columns[j]
+        if not len(values):
+            raise InputError(
+                f"Binned feature {self._variable(j)!r}: column {column!r} has no observed "
+                f"value in training to learn bins={self.bins!r} from. Drop the column, or "
+                "declare its edges."
+            )
+        if self.bins == "quantile":
+            edges = np.unique(np.quantile(values, np.linspace(0.0, 1.0, self.n_bins + 1)))
+            if len(edges) < 2:
+                raise InputError(
+                    f"Binned feature {self._variable(j)!r}: column {column!r} takes the single "
+                    f"value {edges[0]:g} in training, so its quantile edges collapse to one "
+                    "point. Use bins=<int> (a unit-wide bin around it) or declare edges."
+                )
+        else:
+            edges = np.histogram_bin_edges(values, bins=self.bins)
+        if not np.all(np.diff(edges) > 0):
+            raise InputError(
+                f"Binned feature {self._variable(j)!r}: the edges bins={self.bins!r} learns "
+                f"from column {column!r} are not strictly increasing (its range "
+                f"{values.min():g} .. {values.max():g} is too narrow for them). Use fewer bins "
+                "or declare edges."
+            )
+        return edges
 
     def value_domains(self) -> None:
         return None  # the raw values are continuous: only their bins are finitely many
@@ -1080,22 +1278,36 @@ class Binned(Categorical):
         missing = np.isnan(x)
         for j in np.flatnonzero(np.isinf(x).any(axis=0)):
             self._check_finite(x[:, j], int(j))
-        outside = ~missing & ((x < self.edges[0]) | (x > self.edges[-1]))
-        if outside.any():
-            row, j = np.argwhere(outside)[0]
-            raise InputError(
-                f"Binned feature {self._variable(int(j))!r} has edges from {self.edges[0]:g} "
-                f"to {self.edges[-1]:g}; got {float(x[row, j]):g} in column "
-                f"{self.columns[j]!r}. Widen the edges to cover every value."
-            )
-        codes = np.searchsorted(self.edges, x, side="right") - 1
-        codes = np.minimum(codes, len(self.edges) - 2)
+        if self.categories is not None:  # one set of edges: every column at once
+            return self._bin_codes(x, missing, self.column_edges[0], None)
+        out = np.empty(x.shape, dtype=np.intp)
+        for j, edges in enumerate(self.column_edges):
+            out[:, j] = self._bin_codes(x[:, j], missing[:, j], edges, j)
+        return out
+
+    def _bin_codes(self, x, missing, edges, j) -> np.ndarray:
+        """The bin of every value of ``x`` (-1 where ``missing``) among ``edges``; column
+        ``j`` of the block (None: ``x`` holds every column)."""
+        if self.outside == "error":
+            outside = ~missing & ((x < edges[0]) | (x > edges[-1]))
+            if outside.any():
+                where = np.argwhere(outside)[0]
+                jj = int(where[1]) if j is None else j
+                how = "declared" if self.edges is not None else f"learnt by bins={self.bins!r}"
+                raise InputError(
+                    f"Binned feature {self._variable(jj)!r} has edges from {edges[0]:g} to "
+                    f"{edges[-1]:g}; got {float(x[tuple(where)]):g} in column "
+                    f"{self.columns[jj]!r}, outside the edges ({how}). Declare edges that "
+                    "cover every value, or pass outside='open' to score it in the end bin."
+                )
+        codes = np.searchsorted(edges, x, side="right") - 1
+        codes = np.clip(codes, 0, len(edges) - 2)
         codes[missing] = -1
         return codes
 
     def _log_widths(self) -> np.ndarray:
         """The log width of every bin, on the flat (K, -1) layout of the block."""
-        return np.tile(np.log(np.diff(self.edges)), self.n_columns)
+        return np.concatenate([np.log(np.diff(e)) for e in self.column_edges])
 
     def _log_table(self, params) -> np.ndarray:
         return self._flat(params["log_prob"]) - self._log_widths()
@@ -1117,10 +1329,12 @@ class Binned(Categorical):
         return super().complete_log_likelihood(stats, params) + self._width_term(stats)
 
     def sample(self, params, components, rng) -> np.ndarray:
-        """Draws (n,) for a single column, (n, columns) for a block."""
+        """Draws (n,) for a single column, (n, columns) for a block (within the edges)."""
         draws = []
-        for idx in self._draw_codes(params, components, rng):
-            lo, hi = self.edges[idx], self.edges[idx + 1]
+        for edges, idx in zip(
+            self.column_edges, self._draw_codes(params, components, rng), strict=True
+        ):
+            lo, hi = edges[idx], edges[idx + 1]
             draws.append(lo + (hi - lo) * rng.random(len(idx)))
         return draws[0] if self.n_columns == 1 else np.stack(draws, axis=1)
 
@@ -1136,22 +1350,72 @@ class Binned(Categorical):
 
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
         out = super().to_xarray(params, stats, label_dim, labels)
-        for j in range(self.n_columns):
+        for j, edges in enumerate(self.column_edges):
             var = self._variable(j)
             cat = f"{var}_category"
             for group in out.values():
                 if var not in group:
                     continue
                 group[var] = group[var].assign_coords(
-                    {
-                        f"{var}_lower": (cat, self.edges[:-1]),
-                        f"{var}_upper": (cat, self.edges[1:]),
-                    }
+                    {f"{var}_lower": (cat, edges[:-1]), f"{var}_upper": (cat, edges[1:])}
                 )
         return out
 
     def check_update(self, data) -> None:
         """Nothing: the bins are the categories, and :meth:`codes` checks the edges."""
+
+
+#: The rules of :func:`numpy.histogram_bin_edges` a Binned feature's ``bins`` may name.
+BIN_RULES = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
+
+
+def _checked_edges(edges, what: str) -> np.ndarray:
+    """``edges`` as a float array: at least two finite, strictly increasing numbers."""
+    try:
+        arr = np.asarray(edges, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if (
+        arr is None
+        or arr.ndim != 1
+        or len(arr) < 2
+        or not np.all(np.isfinite(arr))
+        or np.any(np.diff(arr) <= 0)
+    ):
+        shown = arr.tolist() if arr is not None else edges
+        raise InputError(
+            f"{what} must be at least two finite, strictly increasing numbers; got {shown!r}."
+        )
+    return arr
+
+
+def _check_bins(bins, n_bins) -> None:
+    """Raise an :class:`InputError` naming ``bins`` or ``n_bins`` unless they declare a
+    rule Binned can learn edges by."""
+    if isinstance(bins, int | np.integer) and not isinstance(bins, bool):
+        if bins < 1:
+            raise InputError(
+                f"Binned bins must be a positive number of bins (or a rule name); got "
+                f"bins={bins!r}. Pass e.g. bins=10."
+            )
+    elif isinstance(bins, str) and (bins in BIN_RULES or bins == "quantile"):
+        pass
+    else:
+        raise InputError(
+            f"Binned bins must be a positive int, 'quantile' or one of numpy's rules "
+            f"{list(BIN_RULES)!r}; got bins={bins!r}."
+        )
+    if bins == "quantile":
+        if not isinstance(n_bins, int | np.integer) or isinstance(n_bins, bool) or n_bins < 1:
+            raise InputError(
+                f"Binned bins='quantile' needs n_bins, a positive number of bins; got "
+                f"n_bins={n_bins!r}. Pass e.g. Binned(bins='quantile', n_bins=10)."
+            )
+    elif n_bins is not None:
+        raise InputError(
+            f"Binned n_bins={n_bins!r} is the number of quantile bins, which only "
+            f"bins='quantile' uses; got bins={bins!r}. Leave n_bins out, or pass bins=<int>."
+        )
 
 
 class Multinomial(_Discrete):
@@ -1368,6 +1632,57 @@ class Multinomial(_Discrete):
 # ----------------------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------------------
+
+
+#: What a Categorical feature does with a value outside its categories at prediction.
+UNSEEN_POLICIES = ("marginalize", "error", "predictive")
+
+#: The label of the cell every unseen value falls in under ``unseen="predictive"``.
+NEW_CATEGORY = "<new>"
+
+
+def _checked_alpha_new(alpha_new, unseen: str) -> float | None:
+    """``alpha_new`` as a float (1.0 when not given) under ``unseen="predictive"``,
+    None otherwise; an :class:`InputError` naming ``alpha_new`` when it is not a
+    finite positive number or is given with another policy."""
+    if unseen != "predictive":
+        if alpha_new is not None:
+            raise InputError(
+                f"Categorical alpha_new={alpha_new!r} is the concentration of the cell of "
+                f"unseen values, which only unseen='predictive' has; got unseen={unseen!r}. "
+                "Pass unseen='predictive', or leave alpha_new out."
+            )
+        return None
+    if alpha_new is None:
+        return 1.0
+    try:
+        value = float(alpha_new)
+    except (TypeError, ValueError):
+        value = None
+    if isinstance(alpha_new, bool) or value is None or not np.isfinite(value) or value <= 0:
+        raise InputError(
+            f"Categorical alpha_new must be a finite number > 0 (the concentration of the "
+            f"cell of unseen values); got {alpha_new!r}. Pass e.g. alpha_new=1.0."
+        )
+    return value
+
+
+def _predictive_estimate_error(method: str, what: str):
+    raise InputError(
+        f"{what} has unseen='predictive', whose '<new>' cell has no count: estimate="
+        f"{method!r} would give it probability 0 (ml) or a mode that depends on "
+        "alpha_new - 1 (map). Use estimate='mean' or 'predictive', or another `unseen`."
+    )
+
+
+def _check_new_label(categories: list, where: str) -> None:
+    """Raise when ``"<new>"`` is itself one of ``categories`` (it labels the cell of
+    unseen values under ``unseen="predictive"``)."""
+    if any(isinstance(c, str) and c == NEW_CATEGORY for c in categories):
+        raise InputError(
+            f"Categorical {where} holds the value {NEW_CATEGORY!r}, which labels the cell "
+            "of unseen values under unseen='predictive'. Recode that value."
+        )
 
 
 def _declared_categories(categories) -> list:
