@@ -194,12 +194,7 @@ class NaiveBayes:
         from bayesnb.density import CONSTANT_LABEL, DENSITY_TARGET, DensityFit
 
         check_estimate(estimate)
-        if isinstance(X, str | bytes) or np.isscalar(X):
-            raise InputTypeError(
-                f"X must be a DataFrame, an array or a sparse matrix of rows; got "
-                f"{type(X).__name__} {X!r}. Give the data whose density to fit."
-            )
-        table = Table(X, feature_names=feature_names)
+        table = Table(X, feature_names=feature_names)  # X's type checked here
         table.check_not_empty()
         codes = np.zeros(table.n_rows, dtype=np.intp)
         return self._fit_codes(
