@@ -311,6 +311,25 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.fit_.predict_proba(self._validate(X, reset=False))
 
+    # -- scikit-learn's fitted attributes: read from the fit's statistics and parameters --
+    @property
+    def class_count_(self) -> np.ndarray:
+        """The (weighted) number of training rows of every class, (n_classes,)."""
+        check_is_fitted(self)
+        return self.fit_.class_counts
+
+    @property
+    def class_log_prior_(self) -> np.ndarray:
+        """The log probability of every class, (n_classes,)."""
+        check_is_fitted(self)
+        return self.fit_.class_log_prob
+
+    def _one_block(self):
+        """The statistics and parameters of the fit's single block (the four
+        scikit-learn-named classes declare one family over every column)."""
+        check_is_fitted(self)
+        return self.fit_.stats[0], self.fit_.block_params[0]
+
     # -- tags ------------------------------------------------------------------------------
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -388,6 +407,16 @@ class BernoulliNB(NaiveBayesClassifier):
     def _declaration(self, X):
         alpha = _check_alpha(self.alpha)
         return Bernoulli(Beta(alpha, alpha))
+
+    @property
+    def feature_count_(self) -> np.ndarray:
+        """The (weighted) number of 1s of every class and feature, (n_classes, n_features)."""
+        return self._one_block()[0]["counts"][..., 1]
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """``log P(x_j = 1 | class)``, (n_classes, n_features)."""
+        return self._one_block()[1]["log_prob"][..., 1]
 
     def _prepare(self, X):
         t = self.binarize
@@ -525,6 +554,26 @@ class CategoricalNB(NaiveBayesClassifier):
             )
         return np.maximum(seen, minimum)
 
+    @property
+    def category_count_(self) -> list:
+        """Per feature, the (weighted) count of every category in every class: a list
+        of (n_classes, n_categories_[j]) arrays."""
+        check_is_fitted(self)
+        return [st["counts"] for st in self.fit_.stats]
+
+    @property
+    def feature_log_prob_(self) -> list:
+        """Per feature, ``log P(x_j = v | class)``: a list of (n_classes,
+        n_categories_[j]) arrays."""
+        check_is_fitted(self)
+        return [p["log_prob"] for p in self.fit_.block_params]
+
+    @property
+    def n_categories_(self) -> np.ndarray:
+        """The number of categories of every feature, (n_features,)."""
+        check_is_fitted(self)
+        return np.array([len(b.categories) for b in self.fit_.blocks], dtype=np.int64)
+
     def _declaration(self, X):
         alpha = _check_alpha(self.alpha)
         return {
@@ -611,6 +660,35 @@ class GaussianNB(NaiveBayesClassifier):
     def _declaration(self, X):
         return Gaussian(self.prior, ddof=self.ddof)
 
+    @property
+    def theta_(self) -> np.ndarray:
+        """The mean of every class and feature, (n_classes, n_features)."""
+        return self._one_block()[1]["mu"]
+
+    @property
+    def var_(self) -> np.ndarray:
+        """The variance of every class and feature, (n_classes, n_features); with
+        ``estimate="predictive"`` (a Student-t, no variance) an AttributeError."""
+        params = self._one_block()[1]
+        if "var" not in params:
+            raise AttributeError(
+                "var_: under estimate='predictive' every feature is a Student-t, whose "
+                "scale is fit_.params['X_scale2']; no Gaussian variance is estimated."
+            )
+        return params["var"]
+
+    @property
+    def class_prior_(self) -> np.ndarray:
+        """The probability of every class, (n_classes,)."""
+        return np.exp(self.class_log_prior_)
+
+    @property
+    def epsilon_(self) -> float:
+        """The variance added to every variance: 0 (no ``var_smoothing`` floor is
+        added; the Bayesian estimates keep variances positive instead)."""
+        check_is_fitted(self)
+        return 0.0
+
 
 class MultinomialNB(NaiveBayesClassifier):
     """Multinomial naive Bayes on counts (dense or sparse), ``Dirichlet(alpha)`` prior.
@@ -650,6 +728,16 @@ class MultinomialNB(NaiveBayesClassifier):
 
     def _declaration(self, X):
         return Multinomial(Dirichlet(_check_alpha(self.alpha)))
+
+    @property
+    def feature_count_(self) -> np.ndarray:
+        """The (weighted) count of every feature in every class, (n_classes, n_features)."""
+        return self._one_block()[0]["counts"]
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """``log P(feature | class)``, (n_classes, n_features)."""
+        return self._one_block()[1]["log_prob"]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
