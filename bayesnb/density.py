@@ -15,7 +15,7 @@ import xarray as xr
 
 from bayesnb.errors import InputError
 from bayesnb.model import check_draw_count
-from bayesnb.naive_bayes import NaiveBayesFit, count_parameters
+from bayesnb.naive_bayes import NaiveBayesFit
 
 #: The one class every row of a density belongs to (hidden from ``params``).
 CONSTANT_LABEL = "all"
@@ -109,36 +109,14 @@ class DensityFit(NaiveBayesFit):
         return frame.to_numpy()
 
     # -- parameters ----------------------------------------------------------------------------
+    #: The one class is no entry of a table (see FittedModel.parameter_counts): the
+    #: density's counts are n against 2**n - 1 for n Boolean attributes.
+    class_entries = False
+
     @property
     def params(self) -> xr.Dataset:
         """Estimated parameters of every feature, without a class dim."""
         return _drop_class(super().params, self.label_dim)
-
-    def parameter_counts(self) -> dict:
-        """Free parameters of this density against the full joint table.
-
-        ``naive_bayes`` is :meth:`n_parameters` (``sum_i |Dom(X_i)| - n``: ``n`` for
-        ``n`` Boolean attributes); ``full_joint`` the free parameters of an unrestricted
-        table over every discrete feature (``prod_i |Dom(X_i)| - 1``: ``2**n - 1``), as
-        :func:`bayesnb.count_parameters` gives them, or ``None`` when a feature is
-        continuous or a block of counts; ``*_entries`` count table entries.
-        """
-        tables = all(b.kind in ("bernoulli", "categorical", "binned") for b in self.blocks)
-        if not tables:
-            return {
-                "naive_bayes": self.n_parameters(),
-                "full_joint": None,
-                "naive_bayes_entries": None,
-                "full_joint_entries": None,
-            }
-        sizes = [size for b in self.blocks for size in b.column_sizes()]
-        counted = count_parameters(sizes)
-        return {
-            "naive_bayes": self.n_parameters(),
-            "full_joint": counted["full_joint"],
-            "naive_bayes_entries": int(sum(sizes)),
-            "full_joint_entries": counted["full_joint"] + 1,
-        }
 
     # -- the exact posterior, without the class --------------------------------------------
     def posterior(self, draws: int = 1000, chains: int = 4, random_state=None, *, data=True):

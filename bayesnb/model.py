@@ -174,6 +174,8 @@ class FittedModel:
     """
 
     label_dim = "class_label"
+    #: Whether the class's own K probabilities are table entries (parameter_counts).
+    class_entries = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -430,7 +432,8 @@ class FittedModel:
         ``full_joint`` (free parameters of an unrestricted table over the class and
         every discrete feature, ``None`` when a feature is continuous or a block of
         counts) and ``naive_bayes_entries`` / ``full_joint_entries`` (table entries,
-        without the sum-to-one constraints).
+        without the sum-to-one constraints; the class's own K entries count unless
+        :attr:`class_entries` is False, as for a density's single class).
         """
         k = len(self.labels)
         tables = all(b.kind in ("bernoulli", "categorical", "binned") for b in self.blocks)
@@ -445,7 +448,7 @@ class FittedModel:
         return {
             "naive_bayes": self.n_parameters(),
             "full_joint": k * math.prod(sizes) - 1,
-            "naive_bayes_entries": k + k * sum(sizes),
+            "naive_bayes_entries": (k if self.class_entries else 0) + k * sum(sizes),
             "full_joint_entries": k * math.prod(sizes),
         }
 
