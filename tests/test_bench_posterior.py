@@ -2,25 +2,14 @@
 prints every case with its ratio to the fit (timings are not asserted: they depend on
 the machine)."""
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_posterior.py"
-
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_posterior", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+def bench(repo_script):
+    with repo_script("benchmarks/bench_posterior.py") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def test_report_gives_ratios_to_the_fit_and_the_target(bench):

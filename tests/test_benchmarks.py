@@ -2,26 +2,15 @@
 bayesnb computes the same probabilities as scikit-learn on every case (timings are
 not asserted: they depend on the machine)."""
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_naive_bayes.py"
-
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_naive_bayes", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
+def bench(repo_script):
+    with repo_script("benchmarks/bench_naive_bayes.py") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def test_quick_cases_agree_with_scikit_learn(bench):

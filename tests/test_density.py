@@ -3,7 +3,6 @@ fitted without labels, its log density by hand, its draws, its parameter counts
 against the full joint table, its exact posterior and its file round trip; and the
 seed's argument (naive Bayes against the full joint histogram) from the benchmark."""
 
-import importlib.util
 import math
 import os
 import subprocess
@@ -18,7 +17,6 @@ from scipy import stats
 import bayesnb as bnb
 from bayesnb.density import DensityFit
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_density.py"
 EDGES = [0.0, 1.0, 3.0, 6.0]
 
 
@@ -237,15 +235,9 @@ def test_update_equals_one_fit():
 
 # -- the seed's argument (benchmarks/bench_density.py) ------------------------------------
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_density", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+def bench(repo_script):
+    with repo_script("benchmarks/bench_density.py") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def test_naive_bayes_beats_the_histogram_on_independent_data_at_eight_and_more(bench):

@@ -8,10 +8,7 @@ duplicated rows for row weights, and invariants (the objective never decreases).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -385,16 +382,9 @@ def test_every_label_missing_is_unsupervised():
 # -- the benchmark runs --------------------------------------------------------------------------
 
 
-def test_the_acceleration_benchmark_runs(capsys):
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_em_acceleration.py"
-    spec = importlib.util.spec_from_file_location("bench_em_acceleration", path)
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    try:
-        spec.loader.exec_module(bench)
+def test_the_acceleration_benchmark_runs(capsys, repo_script):
+    with repo_script("benchmarks/bench_em_acceleration.py") as bench:
         results = bench.main(["--quick"])
-    finally:
-        sys.modules.pop(spec.name, None)
     out = capsys.readouterr().out
     assert "fewer sweeps" in out and "house votes" in out
     for r in results:

@@ -8,10 +8,7 @@ independent path (the same data declared as one block).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -276,16 +273,9 @@ def test_a_fused_run_still_raises_per_feature():
         fit.predict(pd.DataFrame({"a": [0], "b": [3]}))
 
 
-def test_wide_benchmark_runs_and_agrees():
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_wide.py"
-    spec = importlib.util.spec_from_file_location("bench_wide", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+def test_wide_benchmark_runs_and_agrees(repo_script):
+    with repo_script("benchmarks/bench_wide.py") as module:
         results = module.run(100, 300, 1)  # checks the three declarations agree
-    finally:
-        sys.modules.pop(spec.name, None)
     assert set(results) == {"block", "inferred", "declared"}
     assert results["block"]["ratio"] == 1.0
     assert all(r["total_s"] > 0 for r in results.values())

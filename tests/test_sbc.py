@@ -10,16 +10,12 @@ with a chi-square test over 10 bins at p > 0.001, and two posteriors that are wr
 on purpose are rejected by the same check, so it has the power to see an error.
 """
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import bayesnb as bnb
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "sbc_ranks.py"
 N_SIMS = 200
 DRAWS = 99  # ranks 0..99: 10 possible ranks in each of 10 bins
 BINS = 10
@@ -27,15 +23,9 @@ LEVEL = 0.001
 
 
 @pytest.fixture(scope="module")
-def sbc():
-    spec = importlib.util.spec_from_file_location("sbc_ranks", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
+def sbc(repo_script):
+    with repo_script("scripts/sbc_ranks.py") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 @pytest.fixture(scope="module")
