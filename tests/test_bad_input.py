@@ -1000,6 +1000,19 @@ def _rewrite(path, edit):
     return out
 
 
+def _config_edit(change):
+    """An edit for :func:`_rewrite`: ``change(config)`` on the file's decoded
+    configuration, written back."""
+
+    def edit(ds):
+        config = json.loads(ds.attrs["bayesnb_config"])
+        change(config)
+        ds.attrs["bayesnb_config"] = json.dumps(config)
+        return ds
+
+    return edit
+
+
 def test_predict_without_a_feature_column():
     fit = _tennis_fit()
     X = bnb.datasets.play_tennis().drop(columns=["play", "wind"])
@@ -1170,33 +1183,30 @@ def test_load_garbage_json(tmp_path):
 
 
 def test_load_an_unknown_model_kind(tmp_path):
-    def edit(ds):
-        config = json.loads(ds.attrs["bayesnb_config"])
+    def change(config):
         config["model"] = "ForestFit"
-        ds.attrs["bayesnb_config"] = json.dumps(config)
-        return ds
+
+    edit = _config_edit(change)
 
     with pytest.raises(errors.ModelFileError, match=r"model of kind 'ForestFit'"):
         bnb.load(_rewrite(_saved(tmp_path), edit))
 
 
 def test_load_an_unknown_family_kind(tmp_path):
-    def edit(ds):
-        config = json.loads(ds.attrs["bayesnb_config"])
+    def change(config):
         config["blocks"][1]["kind"] = "poisson"
-        ds.attrs["bayesnb_config"] = json.dumps(config)
-        return ds
+
+    edit = _config_edit(change)
 
     with pytest.raises(errors.ModelFileError, match=r"blocks\[1\] has the family kind 'poisson'"):
         bnb.load(_rewrite(_saved(tmp_path), edit))
 
 
 def test_load_a_family_state_with_an_unknown_entry(tmp_path):
-    def edit(ds):
-        config = json.loads(ds.attrs["bayesnb_config"])
+    def change(config):
         config["blocks"][0]["state"]["smoothing"] = 3
-        ds.attrs["bayesnb_config"] = json.dumps(config)
-        return ds
+
+    edit = _config_edit(change)
 
     with pytest.raises(errors.ModelFileError, match=r"blocks\[0\].*unknown \['smoothing'\]"):
         bnb.load(_rewrite(_saved(tmp_path), edit))
@@ -1226,45 +1236,41 @@ def test_load_a_missing_statistic(tmp_path):
 
 
 def test_load_duplicate_labels(tmp_path):
-    def edit(ds):
-        config = json.loads(ds.attrs["bayesnb_config"])
+    def change(config):
         config["labels"] = ["No", "No"]
-        ds.attrs["bayesnb_config"] = json.dumps(config)
-        return ds
+
+    edit = _config_edit(change)
 
     with pytest.raises(errors.ModelFileError, match=r"'labels' must be distinct"):
         bnb.load(_rewrite(_saved(tmp_path), edit))
 
 
 def test_load_categories_that_disagree_with_the_counts(tmp_path):
-    def edit(ds):
-        config = json.loads(ds.attrs["bayesnb_config"])
+    def change(config):
         state = config["blocks"][0]["state"]
         state["categories"] = state["column_categories"][0] = ["Overcast", "Rain"]
-        ds.attrs["bayesnb_config"] = json.dumps(config)
-        return ds
+
+    edit = _config_edit(change)
 
     with pytest.raises(errors.ModelFileError, match=r"stat_0_counts.*outlook.*\(2, 3\).*\(2, 2\)"):
         bnb.load(_rewrite(_saved(tmp_path), edit))
 
 
 def test_load_an_invalid_estimate(tmp_path):
-    def edit(ds):
-        config = json.loads(ds.attrs["bayesnb_config"])
+    def change(config):
         config["estimates"]["features"]["wind"] = "median"
-        ds.attrs["bayesnb_config"] = json.dumps(config)
-        return ds
+
+    edit = _config_edit(change)
 
     with pytest.raises(errors.ModelFileError, match=r"estimate of 'wind' is 'median'"):
         bnb.load(_rewrite(_saved(tmp_path), edit))
 
 
 def test_load_a_prior_with_a_negative_concentration(tmp_path):
-    def edit(ds):
-        config = json.loads(ds.attrs["bayesnb_config"])
+    def change(config):
         config["blocks"][0]["state"]["prior"]["alpha"] = -1.0
-        ds.attrs["bayesnb_config"] = json.dumps(config)
-        return ds
+
+    edit = _config_edit(change)
 
     with pytest.raises(
         errors.ModelFileError, match=r"concentration of the prior of feature 'outlook'.*> 0"
