@@ -16,6 +16,7 @@ import xarray as xr
 from bayesnb.errors import InputError
 from bayesnb.model import check_draw_count
 from bayesnb.naive_bayes import NaiveBayesFit
+from bayesnb.priors import random_generator
 
 #: The one class every row of a density belongs to (hidden from ``params``).
 CONSTANT_LABEL = "all"
@@ -97,11 +98,8 @@ class DensityFit(NaiveBayesFit):
             (values in the data's coding, e.g. ``"y"``/``"n"``, a Binned value uniform
             within its bin); else an array (n, features) in the training column order.
         """
-        from bayesnb.mixture import _check_random_state
-
         n = check_draw_count(n)
-        _check_random_state(random_state)
-        rng = np.random.default_rng(random_state)
+        rng = random_generator(random_state)
         columns = self._draw_features(np.zeros(n, dtype=np.intp), rng)  # the one class
         frame = pd.DataFrame({c: columns[c] for c in self.feature_names})
         if self.is_frame:

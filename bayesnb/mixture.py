@@ -40,7 +40,7 @@ from bayesnb._data import Table, check_sample_weight
 from bayesnb._starts import component_labels, start_params
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.model import FittedModel, check_draw_count, estimate_all, feature_log_likelihood
-from bayesnb.priors import Dirichlet, ZeroProbabilityWarning
+from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, random_generator
 from bayesnb.sufficient import merge_stats
 
 __all__ = [
@@ -978,7 +978,7 @@ def fit_mixture(
     tol = _check_tol(tol)
     if not isinstance(accelerate, bool | np.bool_):
         raise InputTypeError(f"accelerate must be True or False; got {accelerate!r}.")
-    _check_random_state(random_state)
+    rng = random_generator(random_state)
     if isinstance(init, str) and init not in INITS:
         raise InputError(f"init must be one of {INITS}, an array or parameters; got {init!r}.")
     if not isinstance(init, str | np.ndarray | dict | xr.Dataset | FittedModel):
@@ -1005,7 +1005,6 @@ def fit_mixture(
     known = None if y is None else _known_codes(y, labels, table.n_rows)
     problem = _Problem(model, table, labels, estimate, class_estimate, known, weights)
 
-    rng = np.random.default_rng(random_state)
     runs = []
     for restart in range(n_init):
         if isinstance(init, str):
@@ -1126,23 +1125,6 @@ def _check_tol(tol) -> float:
             f"as tol={DEFAULT_TOL:g}."
         )
     return float(tol)
-
-
-def _check_random_state(random_state) -> None:
-    ok = (
-        random_state is None
-        or isinstance(
-            random_state, np.random.Generator | np.random.SeedSequence | np.random.BitGenerator
-        )
-        or (isinstance(random_state, int | np.integer) and not isinstance(random_state, bool))
-    )
-    if not ok:
-        raise InputTypeError(
-            f"random_state must be None, an int >= 0 or a numpy Generator; got "
-            f"{random_state!r} ({type(random_state).__name__}). Give e.g. random_state=0."
-        )
-    if isinstance(random_state, int | np.integer) and random_state < 0:
-        raise InputError(f"random_state must be an int >= 0; got {random_state!r}.")
 
 
 def _describe(init) -> str:
@@ -1348,8 +1330,7 @@ class MixtureFit(FittedModel):
                 "a feature is named 'component', the name of the drawn component's column; "
                 "rename that feature to sample."
             )
-        _check_random_state(random_state)
-        rng = np.random.default_rng(random_state)
+        rng = random_generator(random_state)
         weights = np.exp(self.class_log_prob)
         components = rng.choice(len(self.labels), size=int(n), p=weights / weights.sum())
         columns = {

@@ -26,7 +26,7 @@ from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer
 from bayesnb.marginals import BetaMarginal, interval
-from bayesnb.priors import Dirichlet, log_gamma_draws
+from bayesnb.priors import Dirichlet, log_gamma_draws, random_generator
 
 #: Most entries (rows x draws x classes) of log-likelihoods held at once: the draws
 #: are scored in chunks of this size.
@@ -52,22 +52,6 @@ def check_count(value, name: str) -> int:
     if value < 1:
         raise InputError(f"{name} must be at least 1; got {name}={value!r}.")
     return int(value)
-
-
-def check_random_state(random_state) -> np.random.Generator:
-    """A NumPy Generator from ``random_state`` (None, a seed >= 0 or a Generator)."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if random_state is None or (
-        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
-    ):
-        if random_state is not None and random_state < 0:
-            raise InputError(f"random_state must be a seed >= 0; got {random_state!r}.")
-        return np.random.default_rng(random_state)
-    raise InputTypeError(
-        "random_state must be None, an integer seed or a numpy Generator; got "
-        f"{type(random_state).__name__} {random_state!r}. Give e.g. random_state=0."
-    )
 
 
 def check_prob(prob) -> float:
@@ -208,7 +192,7 @@ def posterior_tree(fit, draws: int, chains: int, random_state, data: bool) -> xr
     draws, chains = check_count(draws, "draws"), check_count(chains, "chains")
     if not isinstance(data, bool):
         raise InputTypeError(f"data must be True or False; got {data!r}.")
-    rng = check_random_state(random_state)
+    rng = random_generator(random_state)
     size = draws * chains
     lead = {"chain": np.arange(chains), "draw": np.arange(draws)}
     post_class, post_params = draw(fit, hyperparameters(fit), size, rng)
@@ -398,7 +382,7 @@ def log_evidence(fit) -> float:
 def posterior_predict(fit, X, draws: int, chains: int, random_state) -> xr.DataArray:
     """See :meth:`bayesnb.NaiveBayesFit.posterior_predict`."""
     draws, chains = check_count(draws, "draws"), check_count(chains, "chains")
-    rng = check_random_state(random_state)
+    rng = random_generator(random_state)
     fit._posterior_scores(X)  # the point estimate's checks: every row has a posterior
     table = fit._table(X)
     size, k = draws * chains, len(fit.labels)

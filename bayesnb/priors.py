@@ -74,18 +74,24 @@ def _as_concentration(value, name: str) -> np.ndarray:
     return arr
 
 
+def random_generator(value, name: str = "random_state") -> np.random.Generator:
+    """A numpy Generator from ``value``: None, an int seed >= 0, a Generator (itself),
+    a SeedSequence or a BitGenerator. Anything else is an error naming ``name``."""
+    seed = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    kinds = np.random.Generator | np.random.SeedSequence | np.random.BitGenerator
+    if not (value is None or seed or isinstance(value, kinds)):
+        raise InputTypeError(
+            f"{name} must be None, an int >= 0 or a numpy Generator; got {value!r} "
+            f"({type(value).__name__}). Give e.g. {name}=0."
+        )
+    if seed and value < 0:
+        raise InputError(f"{name} must be an int >= 0; got {value!r}.")
+    return value if isinstance(value, np.random.Generator) else np.random.default_rng(value)
+
+
 def _rng(rng) -> np.random.Generator:
-    """A numpy Generator from ``rng`` (a Generator, a seed or None)."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or (isinstance(rng, int | np.integer) and not isinstance(rng, bool)):
-        if rng is not None and rng < 0:
-            raise InputError(f"rng must be a Generator or a seed >= 0; got {rng!r}.")
-        return np.random.default_rng(rng)
-    raise InputTypeError(
-        f"rng must be a numpy Generator (np.random.default_rng(seed)) or an integer seed; "
-        f"got {type(rng).__name__} {rng!r}."
-    )
+    """:func:`random_generator` of a prior's ``rng`` argument."""
+    return random_generator(rng, "rng")
 
 
 def _as_counts(counts, alpha: np.ndarray, what: str = "counts") -> np.ndarray:
