@@ -546,6 +546,18 @@ def class_labels(codes: np.ndarray, n_labels: int, sample_weight=None) -> Labels
     return Labels(codes, n_labels, check_sample_weight(sample_weight, len(codes)))
 
 
+def check_count(value, name: str, minimum: int = 1) -> int:
+    """``value`` as an int >= ``minimum`` (a number of draws, chains, words...); an
+    error naming ``name`` otherwise."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise InputTypeError(
+            f"{name} must be an integer >= {minimum}; got {type(value).__name__} {value!r}."
+        )
+    if value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
 def check_sample_weight(sample_weight, n_rows: int):
     """``sample_weight`` as n_rows finite non-negative floats, not all zero (or None)."""
     if sample_weight is None:

@@ -26,7 +26,6 @@ A missing value drops out of both steps, exactly as in EM.
 from __future__ import annotations
 
 import itertools
-import numbers
 import time
 import warnings
 from dataclasses import dataclass
@@ -36,7 +35,8 @@ import xarray as xr
 from scipy.optimize import linear_sum_assignment
 
 from bayesnb import _compiled
-from bayesnb.errors import InputError, InputTypeError
+from bayesnb._data import check_count
+from bayesnb.errors import InputError
 from bayesnb.families.base import fusion_runs
 from bayesnb.mixture import MixtureFit, _Problem, _State
 from bayesnb.model import feature_log_likelihood
@@ -75,16 +75,12 @@ def check_options(sampler, draws, chains, tune) -> tuple[str, int, int, int]:
         )
     if tune is None:
         tune = GIBBS_BURN_IN if sampler == "gibbs" else NUTS_TUNE
-    out = []
-    for name, value, least in (("draws", draws, 1), ("chains", chains, 1), ("tune", tune, 0)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise InputTypeError(
-                f"{name} must be an integer >= {least}; got {value!r} ({type(value).__name__})."
-            )
-        if value < least:
-            raise InputError(f"{name} must be an integer >= {least}; got {name}={value!r}.")
-        out.append(int(value))
-    return (sampler, *out)
+    return (
+        sampler,
+        check_count(draws, "draws"),
+        check_count(chains, "chains"),
+        check_count(tune, "tune", 0),
+    )
 
 
 # -- the Gibbs sampler -----------------------------------------------------------------------

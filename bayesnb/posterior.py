@@ -22,6 +22,7 @@ import numpy as np
 import xarray as xr
 from scipy import special
 
+from bayesnb._data import check_count
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer
@@ -42,18 +43,6 @@ METHOD = "exact conjugate"
 
 
 # -- checks ----------------------------------------------------------------------------------
-def check_count(value, name: str) -> int:
-    """A positive whole number of draws or chains (an error naming ``name`` otherwise)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputTypeError(
-            f"{name} must be a positive integer; got {value!r} ({type(value).__name__}). "
-            f"Give e.g. {name}=1000."
-        )
-    if value < 1:
-        raise InputError(f"{name} must be at least 1; got {name}={value!r}.")
-    return int(value)
-
-
 def check_prob(prob) -> float:
     """The mass of a credible interval: ArviZ's ``rcParams["stats.ci_prob"]`` when
     None, else a number strictly between 0 and 1."""

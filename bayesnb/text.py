@@ -39,7 +39,7 @@ import xarray as xr
 from scipy import sparse, special
 from sklearn.feature_extraction.text import CountVectorizer
 
-from bayesnb._data import Table, class_labels, encode_labels
+from bayesnb._data import Table, check_count, class_labels, encode_labels
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.families._kernels import _finite_nonnegative
@@ -85,16 +85,6 @@ def _check_texts(texts, name: str = "texts") -> list:
                 "Replace missing messages by '' or drop them."
             )
     return texts
-
-
-def _check_count(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise InputTypeError(
-            f"{name} must be an integer >= {minimum}; got {type(value).__name__} {value!r}."
-        )
-    if value < minimum:
-        raise InputError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
 
 
 def _check_pattern(pattern) -> str:
@@ -176,8 +166,8 @@ class Vocabulary:
                 f"lowercase must be True or False; got {type(lowercase).__name__} {lowercase!r}."
             )
         self.lowercase = bool(lowercase)
-        self.drop_most_frequent = _check_count(drop_most_frequent, "drop_most_frequent", 0)
-        self.min_count = _check_count(min_count, "min_count", 1)
+        self.drop_most_frequent = check_count(drop_most_frequent, "drop_most_frequent", 0)
+        self.min_count = check_count(min_count, "min_count", 1)
         self.token_pattern = _check_pattern(token_pattern)
         self._vectorizer: CountVectorizer | None = None
         self._word_list: list | None = None
@@ -662,7 +652,7 @@ class TextFit:
         DataFrame
             Columns ``label, rank, word, log_ratio, p_word, p_rest, count``.
         """
-        n = _check_count(n, "n", 1)
+        n = check_count(n, "n", 1)
         self._two_classes("informative_words")
         logw = self._presence_weights()  # (K, V)
         prior = np.exp(self.model.class_log_prob)
