@@ -37,6 +37,7 @@ from scipy.optimize import linear_sum_assignment
 from bayesnb import _compiled
 from bayesnb._data import check_count
 from bayesnb.errors import InputError
+from bayesnb.families._kernels import log_sum_exp_last
 from bayesnb.families.base import fusion_runs
 from bayesnb.mixture import MixtureFit, _Problem, _State
 from bayesnb.model import feature_log_likelihood
@@ -131,7 +132,7 @@ def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, 
             for b, st in zip(blocks, stats, strict=True)
         ]
         log_g = log_gamma_draws(alpha + resp.sum(axis=0).reshape(chains, k), rng)
-        class_log_prob = log_g - _log_sum_exp(log_g)
+        class_log_prob = log_g - log_sum_exp_last(log_g)
         if sweep >= tune:
             kept_class.append(class_log_prob)
             kept_params.append(params)
@@ -207,12 +208,6 @@ def _assignments(cost: np.ndarray) -> np.ndarray:
         _, columns = linear_sum_assignment(cost[s])
         out[s] = np.argsort(columns)
     return out
-
-
-def _log_sum_exp(values: np.ndarray) -> np.ndarray:
-    """The log-sum-exp over the last axis, kept as an axis of length 1."""
-    top = values.max(axis=-1, keepdims=True)
-    return np.log(np.exp(values - top).sum(axis=-1, keepdims=True)) + top
 
 
 def _chain_major(per_draw: list[dict], chains: int, k: int) -> dict:

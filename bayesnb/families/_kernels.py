@@ -415,6 +415,13 @@ def _as_2d(data) -> np.ndarray:
     return arr[:, None] if arr.ndim == 1 else arr
 
 
+def log_sum_exp_last(values: np.ndarray) -> np.ndarray:
+    """The log-sum-exp over the last axis, kept as an axis of length 1 (each row
+    shifted by its maximum; an array of a few entries per row costs a few calls)."""
+    top = values.max(axis=-1, keepdims=True)
+    return np.log(np.exp(values - top).sum(axis=-1, keepdims=True)) + top
+
+
 def value_array(values, *, object_strings: bool = False) -> np.ndarray:
     """``values`` (labels or categories, as given) as a 1-D array holding each of them.
 

@@ -36,6 +36,7 @@ from bayesnb.families._kernels import (
     _value_lookup,
     _xlogp_sum,
     dense,
+    log_sum_exp_last,
     value_array,
 )
 from bayesnb.families.base import Family, declared_list
@@ -179,8 +180,7 @@ class _Discrete(Family):
         segments = self._segments()
         if segments is None:
             if log:
-                top = values.max(axis=-1, keepdims=True)
-                return np.log(np.exp(values - top).sum(axis=-1, keepdims=True)) + top
+                return log_sum_exp_last(values)
             return values.sum(axis=-1, keepdims=True)
         sizes = np.diff(np.append(segments, values.shape[-1]))
         if log:
