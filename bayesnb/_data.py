@@ -469,9 +469,7 @@ def _label_values(y, what: str) -> np.ndarray:
     NumPy would turn into strings (mixed strings and NaN or numbers) or spread over a
     second axis (tuples) becomes an object array instead. A string or a scalar is not
     a sequence of labels: it raises an :class:`~bayesnb.errors.InputTypeError`."""
-    if isinstance(y, str | bytes | dict) or not (
-        hasattr(y, "__len__") or hasattr(y, "__array__")
-    ):
+    if isinstance(y, str | bytes | dict) or not (hasattr(y, "__len__") or hasattr(y, "__array__")):
         raise InputTypeError(
             f"{what} must hold one label per row (a list, array or Series); got "
             f"{type(y).__name__} {y!r:.60}. Pass e.g. y=df['label'] or y=list_of_labels."

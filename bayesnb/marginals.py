@@ -15,7 +15,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-__all__ = ["BetaMarginal", "InverseGammaMarginal", "SqrtOf", "StudentTMarginal", "interval"]
+__all__ = [
+    "BetaMarginal",
+    "InverseGammaMarginal",
+    "PointMarginal",
+    "SqrtOf",
+    "StudentTMarginal",
+    "interval",
+]
 
 
 class BetaMarginal:
@@ -47,6 +54,30 @@ class BetaMarginal:
     def std(self):
         total = self.a + self.b
         return np.sqrt(self.a * self.b / (total * total * (total + 1.0)))
+
+
+class PointMarginal:
+    """The point mass at ``value`` elementwise (a parameter the prior fixes): every
+    quantile is the value, and its sd 0."""
+
+    def __init__(self, value):
+        self.value = np.asarray(value, float)
+
+    @property
+    def shape(self) -> tuple:
+        return self.value.shape
+
+    def ppf(self, q):
+        return np.broadcast_to(self.value, np.shape(q)).copy()
+
+    def pdf(self, x):
+        return np.full(np.shape(x), np.inf)
+
+    def mean(self):
+        return self.value.copy()
+
+    def std(self):
+        return np.zeros(self.shape)
 
 
 class StudentTMarginal:

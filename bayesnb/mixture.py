@@ -40,7 +40,12 @@ from bayesnb._data import Table, check_sample_weight
 from bayesnb._starts import component_labels, start_params
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.model import FittedModel, check_draw_count, estimate_all, feature_log_likelihood
-from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, random_generator
+from bayesnb.priors import (
+    Dirichlet,
+    ZeroProbabilityWarning,
+    class_concentration,
+    random_generator,
+)
 from bayesnb.sufficient import merge_stats
 
 __all__ = [
@@ -197,9 +202,7 @@ class _Problem:
         self.class_prior = model.class_prior
         self.estimates = {
             "class": class_estimate or estimate or "mean",
-            "features": {
-                b.name: b.estimate or estimate or b.em_estimate for b in self.blocks
-            },
+            "features": {b.name: b.estimate or estimate or b.em_estimate for b in self.blocks},
         }
         for b in self.blocks:
             method = self.estimates["features"][b.name]
@@ -222,7 +225,7 @@ class _Problem:
             if (m := self.estimates["features"][b.name]) in shift
         ]
         self.class_prior_shift = shift.get(self.estimates["class"])
-        alpha = self.class_prior.resolve(self.K)
+        alpha = class_concentration(self.class_prior, self.K, "Clustering")
         if self.estimates["class"] == "map" and np.any(alpha < 1):
             raise InputError(
                 f"class_estimate='map' with the class prior {self.class_prior!r}, a "

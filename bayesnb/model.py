@@ -30,6 +30,7 @@ from bayesnb.priors import (
     Beta,
     Dirichlet,
     NormalInverseGamma,
+    PointMass,
     ZeroProbabilityWarning,
 )
 
@@ -688,8 +689,10 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
         raise ModelFileError(f"'is_frame' must be true or false; got {config['is_frame']!r}.")
     estimates = _check_estimates(config["estimates"], names)
     class_prior = _prior_from_config(config["class_prior"], "class_prior")
-    if not isinstance(class_prior, Dirichlet):
-        raise ModelFileError(f"'class_prior' must be a Dirichlet; got {class_prior!r}.")
+    if not isinstance(class_prior, Dirichlet | PointMass):
+        raise ModelFileError(
+            f"'class_prior' must be a Dirichlet or a PointMass; got {class_prior!r}."
+        )
     class_counts = _stat_array(ds, "class_counts", (k,), "class_counts")
     stats = []
     expected_keys = set()
@@ -828,7 +831,7 @@ def estimate_all(
     (``labels`` names the classes in error messages)."""
     params = estimate_blocks(blocks, stats, estimates["features"], labels)
     k = len(class_counts)
-    class_log_prob = Dirichlet(class_prior.resolve(k)).point_estimate(
+    class_log_prob = class_prior.with_categories(k).point_estimate(
         class_counts, estimates["class"], what="the class prior"
     )
     return params, class_log_prob
@@ -972,6 +975,8 @@ def _hashable(value):
 
 
 def _prior_config(prior) -> dict:
+    if isinstance(prior, PointMass):
+        return {"type": "PointMass", "probs": prior.probs.tolist()}
     if isinstance(prior, Dirichlet):
         return {"type": type(prior).__name__, "alpha": np.asarray(prior.alpha, float).tolist()}
     return {
@@ -1005,6 +1010,7 @@ def _prior_from_config(config, what: str):
         "Beta": {"type", "alpha"},
         "Dirichlet": {"type", "alpha"},
         "NormalInverseGamma": {"type", "mu", "kappa", "alpha", "beta"},
+        "PointMass": {"type", "probs"},
     }
     if kind not in keys:
         raise ModelFileError(
@@ -1027,6 +1033,11 @@ def _prior_from_config(config, what: str):
                 )
             return Beta(alpha[..., 1], alpha[..., 0])
         return Dirichlet(alpha)
+    if kind == "PointMass":
+        try:
+            return PointMass(config["probs"])
+        except (InputError, InputTypeError) as exc:
+            raise ModelFileError(f"the PointMass prior of {what}: {exc}") from None
     values = {
         k: _numbers(config[k], f"{k} of the prior of {what}", positive=k != "mu")
         for k in ("mu", "kappa", "alpha", "beta")
@@ -1070,13 +1081,14 @@ FAMILY_STATE = {
         "column_edges",
     ),
     "multinomial": (),
-    "gaussian": ("ddof",),
+    "gaussian": ("ddof", "var_floor"),
 }
 _COMMON_STATE = ("prior", "estimate", "columns", "name")
 
 #: State a file written before it existed may lack, and the value it then has.
 _OPTIONAL_STATE = {
     "categorical": {"alpha_new": None},
+    "gaussian": {"var_floor": 0.0},
     "binned": {
         "alpha_new": None,
         "bins": None,
@@ -1139,7 +1151,13 @@ def _family_from_config(config, index: int = 0) -> Family:
         ddof = state["ddof"]
         if ddof not in (0, 1) or isinstance(ddof, bool):
             raise ModelFileError(f"{where}: ddof must be 0 or 1; got {ddof!r}.")
-        block = FAMILIES[kind](prior, ddof=ddof, **common)
+        var_floor = state["var_floor"]
+        if isinstance(var_floor, bool) or not isinstance(var_floor, int | float):
+            raise ModelFileError(f"{where}: var_floor must be a number; got {var_floor!r}.")
+        try:
+            block = FAMILIES[kind](prior, ddof=ddof, var_floor=var_floor, **common)
+        except InputError as err:
+            raise ModelFileError(f"{where}: {err}") from None
         try:
             prior.check_shape(d, what=where)
         except InputError as err:

@@ -22,7 +22,7 @@ from bayesnb.families import Bernoulli, Family
 from bayesnb.families._kernels import Labels
 from bayesnb.families.base import count_blocks
 from bayesnb.model import FittedModel
-from bayesnb.priors import Dirichlet, check_estimate
+from bayesnb.priors import Dirichlet, PointMass, check_estimate
 
 
 class NaiveBayes:
@@ -48,8 +48,10 @@ class NaiveBayes:
         Categorical) features are counted and scored together as one block, so a
         frame of many columns costs about what one block of them costs; ``params``
         and ``counts`` keep one variable per column.
-    class_prior : Dirichlet, default Dirichlet(1.0)
-        Prior over the class probabilities.
+    class_prior : Dirichlet or PointMass, default Dirichlet(1.0)
+        Prior over the class probabilities. A :class:`~bayesnb.priors.PointMass`
+        fixes them (scikit-learn's ``class_prior=[...]``): every estimator then gives
+        them, whatever the counts. Clustering and the PyMC model need a Dirichlet.
 
     Examples
     --------
@@ -62,14 +64,16 @@ class NaiveBayes:
     array(['No'], dtype=object)
     """
 
-    def __init__(self, features=None, class_prior: Dirichlet | None = None):
+    def __init__(self, features=None, class_prior: Dirichlet | PointMass | None = None):
         self.features = check_features(features)
         self.class_prior = Dirichlet(1.0) if class_prior is None else class_prior
-        if not isinstance(self.class_prior, Dirichlet):
+        if not isinstance(self.class_prior, Dirichlet | PointMass):
             raise InputTypeError(
-                f"class_prior must be a bnb.Dirichlet (e.g. bnb.Dirichlet(1.0)), or None for "
-                f"Dirichlet(1.0); got {class_prior!r} ({type(class_prior).__name__}). Wrap "
-                "pseudo-counts in a prior: class_prior=bnb.Dirichlet([2.0, 1.0])."
+                f"class_prior must be a bnb.Dirichlet (e.g. bnb.Dirichlet(1.0)), a "
+                f"bnb.PointMass (known class probabilities), or None for Dirichlet(1.0); got "
+                f"{class_prior!r} ({type(class_prior).__name__}). Wrap pseudo-counts in a "
+                "prior: class_prior=bnb.Dirichlet([2.0, 1.0]), or fixed probabilities: "
+                "class_prior=bnb.PointMass([0.5, 0.5])."
             )
 
     def __repr__(self) -> str:

@@ -26,8 +26,8 @@ from bayesnb._data import check_count
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer
-from bayesnb.marginals import BetaMarginal, interval
-from bayesnb.priors import Dirichlet, log_gamma_draws, random_generator
+from bayesnb.marginals import interval
+from bayesnb.priors import random_generator
 
 #: Most entries (rows x draws x classes) of log-likelihoods held at once: the draws
 #: are scored in chunks of this size.
@@ -72,26 +72,25 @@ def check_kind(kind) -> str:
 
 
 # -- the conjugate posterior and its draws ----------------------------------------------------
-def hyperparameters(fit, *, prior: bool = False) -> tuple[np.ndarray, list[dict]]:
-    """The class Dirichlet's concentration (K,) and every block's hyperparameters
+def hyperparameters(fit, *, prior: bool = False) -> tuple:
+    """The class probabilities' posterior (a Dirichlet over the K classes, or the
+    prior's :class:`~bayesnb.priors.PointMass`) and every block's hyperparameters
     (:meth:`bayesnb.families.Family.posterior_hyper`) of the exact posterior, or of
     the prior (``prior=True``: the same update on zero statistics)."""
-    k = len(fit.labels)
-    alpha = fit.class_prior.resolve(k)
+    class_prior = fit.class_prior.with_categories(len(fit.labels))
     blocks = []
     for block, stats in zip(fit.blocks, fit.stats, strict=True):
         if prior:
             stats = {key: np.zeros_like(value) for key, value in stats.items()}
         blocks.append(block.posterior_hyper(stats))
-    return (alpha if prior else alpha + fit.class_counts), blocks
+    return (class_prior if prior else class_prior.posterior(fit.class_counts)), blocks
 
 
 def draw(fit, hyper, size: int, rng) -> tuple[np.ndarray, list[dict]]:
     """``size`` independent draws of every parameter: the class log-probabilities
     (size, K) and every block's parameters with ``size * K`` classes (draw-major)."""
-    alpha, blocks = hyper
-    log_g = log_gamma_draws(np.broadcast_to(alpha, (size, len(alpha))), rng)
-    class_log_prob = log_g - special.logsumexp(log_g, axis=1, keepdims=True)
+    class_posterior, blocks = hyper
+    class_log_prob = class_posterior.log_sample(rng, size)
     params = [block.draw_params(h, size, rng) for block, h in zip(fit.blocks, blocks, strict=True)]
     return class_log_prob, params
 
@@ -322,8 +321,8 @@ def _sample_codes(block, params, components, rows, seen, k, n, rng) -> np.ndarra
 def credible_interval(fit, prob, kind: str) -> xr.Dataset:
     """See :meth:`bayesnb.NaiveBayesFit.credible_interval`."""
     prob, kind = check_prob(prob), check_kind(kind)
-    alpha, blocks = hyperparameters(fit)
-    class_bounds = np.stack(interval(BetaMarginal(alpha, alpha.sum() - alpha), prob, kind))
+    class_posterior, blocks = hyperparameters(fit)
+    class_bounds = np.stack(interval(class_posterior.marginal(), prob, kind))
     block_values = []
     for block, hyper in zip(fit.blocks, blocks, strict=True):
         bounds = {}
@@ -341,8 +340,8 @@ def exact_summary(fit, prob=None) -> xr.Dataset:
     """Every parameter's exact posterior mean, sd and equal-tailed interval: the
     variables of ``fit.params`` with a last dim ``stat`` (mean, sd, lower, upper)."""
     prob = check_prob(prob)
-    alpha, blocks = hyperparameters(fit)
-    marginals = [{"class": BetaMarginal(alpha, alpha.sum() - alpha)}]
+    class_posterior, blocks = hyperparameters(fit)
+    marginals = [{"class": class_posterior.marginal()}]
     marginals += [block.marginals(hyper) for block, hyper in zip(fit.blocks, blocks, strict=True)]
     values = []
     for group in marginals:
@@ -361,7 +360,7 @@ def exact_summary(fit, prob=None) -> xr.Dataset:
 def log_evidence(fit) -> float:
     """See :meth:`bayesnb.NaiveBayesFit.log_evidence`."""
     k = len(fit.labels)
-    total = Dirichlet(fit.class_prior.resolve(k)).log_marginal_likelihood(fit.class_counts)
+    total = fit.class_prior.with_categories(k).log_marginal_likelihood(fit.class_counts)
     for block, stats in zip(fit.blocks, fit.stats, strict=True):
         total += block.log_marginal(stats, k)
     return float(total)

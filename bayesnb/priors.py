@@ -305,6 +305,20 @@ class Dirichlet:
         g = _rng(rng).standard_gamma(np.broadcast_to(a, shape))
         return g / g.sum(axis=-1, keepdims=True)
 
+    def log_sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` draws of the log-probabilities (size, ..., n_categories), without
+        underflow however small a concentration (:func:`log_gamma_draws`)."""
+        a = self._full()
+        log_g = log_gamma_draws(np.broadcast_to(a, (size, *a.shape)), _rng(rng))
+        return log_g - special.logsumexp(log_g, axis=-1, keepdims=True)
+
+    def marginal(self):
+        """Every probability's exact marginal, ``Beta(alpha_v, alpha_0 - alpha_v)``."""
+        from bayesnb.marginals import BetaMarginal
+
+        a = self._full()
+        return BetaMarginal(a, a.sum(axis=-1, keepdims=True) - a)
+
     # -- point estimates from counts --------------------------------------------------------
     def point_estimate(
         self, counts, estimate: str, *, segments=None, what: str = "a variable"
@@ -459,6 +473,125 @@ class Beta(Dirichlet):
     def beta_logpdf(self, theta):
         theta = np.asarray(theta, dtype=float)
         return self.logpdf(np.stack([1.0 - theta, theta], axis=-1))
+
+
+@dataclass(frozen=True, eq=False)
+class PointMass:
+    """Known class probabilities: a prior with all its mass on one probability vector.
+
+    It is the limit of ``Dirichlet(c * probs)`` as the concentration ``c`` grows
+    without bound: no count moves it, so every estimator (``"ml"``, ``"map"``,
+    ``"mean"``, ``"predictive"``) gives ``probs``, the posterior is the prior, and the
+    evidence of class counts :math:`n_k` is :math:`\\sum_k n_k \\log p_k`. It is the
+    class prior of scikit-learn's ``class_prior=[...]`` (``priors=`` of ``GaussianNB``)
+    and, uniform, of ``fit_prior=False``.
+
+    Parameters
+    ----------
+    probs : array_like of shape (n_classes,)
+        One probability >= 0 per class, in the order of the sorted labels, summing
+        to 1.
+
+    Examples
+    --------
+    >>> prior = PointMass([0.3, 0.7])
+    >>> prior.point_estimate([10, 0], "ml").round(4).tolist()
+    [-1.204, -0.3567]
+    >>> prior.posterior([10, 0]) == prior
+    True
+    """
+
+    probs: np.ndarray
+
+    def __init__(self, probs):
+        arr = _numbers(probs, "PointMass probs", "PointMass([0.5, 0.5])", "probabilities")
+        if arr.ndim != 1 or arr.size == 0:
+            raise InputError(
+                f"PointMass probs must be one probability per class (a non-empty 1-D "
+                f"array); got the shape {arr.shape}. Give e.g. PointMass([0.5, 0.5])."
+            )
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise InputError(
+                f"Priors must be non-negative (and finite): PointMass got {arr.tolist()!r}. "
+                "Give one probability >= 0 per class."
+            )
+        if not np.isclose(arr.sum(), 1.0):
+            raise InputError(
+                f"The sum of the priors should be 1: PointMass got {arr.tolist()!r}, which "
+                f"sums to {float(arr.sum())!r}. Divide them by their sum."
+            )
+        object.__setattr__(self, "probs", arr)
+
+    def __repr__(self) -> str:
+        return f"PointMass({self.probs.tolist()!r})"
+
+    def _values(self) -> tuple:
+        return (self.probs,)
+
+    def __eq__(self, other) -> bool:
+        return _same_values(self, other) if isinstance(other, PointMass) else NotImplemented
+
+    def __hash__(self) -> int:
+        return _values_hash(self)
+
+    def resolve(self, n_categories: int) -> np.ndarray:
+        """The probabilities, checked to be one per class."""
+        if self.probs.size != n_categories:
+            raise InputError(
+                "Number of priors must match number of classes: the class prior "
+                f"{self!r} has {self.probs.size} probabilities for {n_categories} classes. "
+                "Give one probability per class, in the order of the sorted labels."
+            )
+        return self.probs.copy()
+
+    def with_categories(self, n_categories: int) -> PointMass:
+        """Itself, checked to give one probability per class."""
+        self.resolve(n_categories)
+        return self
+
+    def posterior(self, counts) -> PointMass:
+        """Itself: no count moves a point mass."""
+        _as_counts(counts, self.probs)
+        return self
+
+    def mean(self) -> np.ndarray:
+        return self.probs.copy()
+
+    def point_estimate(self, counts, estimate: str, *, what: str = "a variable") -> np.ndarray:
+        """``log probs`` whatever the counts and the estimator (-inf where a
+        probability is 0, as declared)."""
+        check_estimate(estimate)
+        counts = _as_counts(counts, self.probs)
+        with np.errstate(divide="ignore"):
+            return np.broadcast_to(np.log(self.probs), counts.shape).copy()
+
+    def log_marginal_likelihood(self, counts) -> float:
+        """:math:`\\sum_k n_k \\log p_k` (``-inf`` if a class of probability 0 has a row)."""
+        counts = _as_counts(counts, self.probs)
+        return float(np.sum(special.xlogy(counts, self.probs)))
+
+    def log_sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` copies of ``log probs`` (size, n_classes)."""
+        with np.errstate(divide="ignore"):
+            return np.tile(np.log(self.probs), (size, 1))
+
+    def marginal(self):
+        """Every probability's marginal: the point mass at it."""
+        from bayesnb.marginals import PointMarginal
+
+        return PointMarginal(self.probs)
+
+
+def class_concentration(class_prior, n_classes: int, where: str) -> np.ndarray:
+    """The class Dirichlet's concentration over ``n_classes``, for the parts of the
+    package built on a Dirichlet class prior (``where``: clustering, the PyMC model);
+    a :class:`PointMass` there is an error saying so."""
+    if isinstance(class_prior, PointMass):
+        raise InputError(
+            f"{where} with fixed class probabilities ({class_prior!r}) is not built: it "
+            "needs a Dirichlet class prior. Give class_prior=bnb.Dirichlet(...) (or None)."
+        )
+    return class_prior.resolve(n_classes)
 
 
 def laplace(k: float = 1.0) -> Dirichlet:
@@ -850,14 +983,18 @@ class NormalInverseGamma:
         ddof: int = 0,
         what: str = "a Gaussian feature",
         *,
+        var_floor: float = 0.0,
         labels=None,
         columns=None,
     ):
         """``(mu, sigma2)`` estimated from sufficient statistics.
 
         ``"ml"`` gives the sample mean and ``ss / (n - ddof)``: ``ddof=0`` is the
-        maximum-likelihood (1/N) variance and ``ddof=1`` the unbiased (N-1) one.
+        maximum-likelihood (1/N) variance and ``ddof=1`` the unbiased (N-1) one. An
+        entry with no observation at all (``n = 0``, e.g. a class whose rows all have
+        weight 0) has no maximum-likelihood estimate and takes the prior's mode.
         ``"predictive"`` returns the Student-t ``(df, loc, scale**2)`` instead.
+        ``var_floor`` is added to every variance (the Student-t's ``scale**2``).
 
         ``what`` names the feature in error messages; ``labels`` (the classes, the
         first axis of ``(K, d)`` statistics) and ``columns`` (the last axis) name the
@@ -880,7 +1017,9 @@ class NormalInverseGamma:
             return f"class {label}, column {column}"
 
         if estimate == "ml":
-            few = np.broadcast_to(n - ddof <= 0, np.broadcast_shapes(n.shape, ss.shape))
+            shape = np.broadcast_shapes(n.shape, mean.shape, ss.shape)
+            empty = np.broadcast_to(n <= 0, shape)
+            few = np.broadcast_to(n - ddof <= 0, shape) & ~empty
             if np.any(few):
                 raise InputError(
                     f"estimate='ml' with ddof={ddof} needs more than {ddof} observation(s) "
@@ -888,7 +1027,13 @@ class NormalInverseGamma:
                     f"{int(np.min(n))}. Use estimate='map' or 'mean', which borrow "
                     "strength from the Normal-Inverse-Gamma prior."
                 )
-            var = ss / (n - ddof)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                var = ss / (n - ddof)
+            if np.any(empty):  # nothing observed: the prior's mode
+                prior_mu, prior_var = self.mode()
+                mean = np.where(empty, prior_mu, mean)
+                var = np.where(empty, prior_var, var)
+            var = var + var_floor
             if np.any(var <= 0):
                 fewest = np.min(np.broadcast_to(n, var.shape)[var <= 0])
                 raise InputError(
@@ -900,7 +1045,8 @@ class NormalInverseGamma:
             return mean, var
         post = self.posterior(n, mean, ss)
         if estimate == "map":
-            return post.mode()
+            mu, var = post.mode()
+            return mu, var + var_floor
         if estimate == "mean":
             alpha_n = np.broadcast_to(np.asarray(post.alpha, float), ss.shape)
             if np.any(alpha_n <= 1):
@@ -912,5 +1058,7 @@ class NormalInverseGamma:
                     "observed value(s) there). Use estimate='map', a prior alpha > 1, or "
                     "more data."
                 )
-            return post.mean()
-        return post.predictive_params()
+            mu, var = post.mean()
+            return mu, var + var_floor
+        df, loc, scale2 = post.predictive_params()
+        return df, loc, scale2 + var_floor

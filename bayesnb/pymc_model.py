@@ -57,6 +57,7 @@ from bayesnb._data import Table, check_sample_weight, split_target
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Gaussian
 from bayesnb.families._kernels import value_array
+from bayesnb.priors import class_concentration
 
 __all__ = [
     "bound_mixture_model",
@@ -108,7 +109,7 @@ def classifier_model(fit) -> pm.Model:
         blocks=fit.blocks,
         labels=fit.labels,
         label_dim=fit.label_dim,
-        class_alpha=fit.class_prior.resolve(k),
+        class_alpha=class_concentration(fit.class_prior, k, "The PyMC model"),
         known_stats=fit.stats,
         known_counts=np.asarray(fit.class_counts, dtype=float),
         rows=None,
@@ -172,7 +173,7 @@ def bound_mixture_model(
         blocks=blocks,
         labels=labels,
         label_dim="component",
-        class_alpha=class_prior.resolve(k),
+        class_alpha=class_concentration(class_prior, k, "The PyMC model"),
         known_stats=known_stats,
         known_counts=resp.sum(axis=0),
         rows=(data, free, w[free]),

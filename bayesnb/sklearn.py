@@ -3,23 +3,30 @@
 The classes here are thin: ``fit`` validates the input the scikit-learn way, builds
 a :class:`bayesnb.NaiveBayes` from the estimator's parameters and keeps the
 resulting :class:`bayesnb.NaiveBayesFit` in ``fit_``; the predictions are that
-object's. They work in :class:`~sklearn.pipeline.Pipeline`,
-:class:`~sklearn.model_selection.GridSearchCV` and
-:func:`~sklearn.model_selection.cross_val_score`.
+object's, and scikit-learn's fitted attributes (``class_count_``,
+``feature_log_prob_``, ``theta_``, ...) are read from its statistics and parameters.
+``partial_fit`` is the fit's sequential update. The classes work in
+:class:`~sklearn.pipeline.Pipeline`, :class:`~sklearn.model_selection.GridSearchCV`
+and :func:`~sklearn.model_selection.cross_val_score`.
 
-:class:`NaiveBayesClassifier` takes any bayesnb declaration. The four others
-expose the parameters a scikit-learn user knows and, with their defaults, reproduce
-the classifiers of :mod:`sklearn.naive_bayes` of the same names (:class:`GaussianNB`
-with ``var_smoothing=0``): ``alpha`` is the concentration of a symmetric Dirichlet
-(Beta) prior, and ``estimate="mean"`` with it is additive smoothing,
-:math:`(n_{cv} + \\alpha) / (n_c + \\alpha V)`; ``class_estimate="ml"`` is
-scikit-learn's ``fit_prior=True``, the class frequencies. ``estimate`` and ``alpha``
-are ordinary parameters, so :class:`~sklearn.model_selection.GridSearchCV` can tune
-them.
+:class:`NaiveBayesClassifier` takes any bayesnb declaration. The four others take
+the parameters of the :mod:`sklearn.naive_bayes` classifiers of the same names, with
+the same defaults and the same numbers: ``alpha`` is the concentration of a
+symmetric Dirichlet (Beta) prior, and ``estimate="mean"`` with it is additive
+smoothing, :math:`(n_{cv} + \\alpha) / (n_c + \\alpha V)`; ``fit_prior=True`` is
+``class_estimate="ml"``, the class frequencies; ``class_prior=[...]`` (``priors`` of
+:class:`GaussianNB`) and ``fit_prior=False`` fix the class probabilities (a
+:class:`bayesnb.PointMass` class prior). The Bayesian parameters come on top:
+``estimate`` (``"ml"``, ``"map"``, ``"mean"`` or ``"predictive"``), a
+:class:`bayesnb.Dirichlet` ``class_prior`` with ``class_estimate``, and the
+Normal-Inverse-Gamma ``prior`` of :class:`GaussianNB`. They are ordinary
+parameters, so :class:`~sklearn.model_selection.GridSearchCV` can tune them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import numbers
 import warnings
 
@@ -35,12 +42,12 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesnb._data import Table, check_classes, check_labels
+from bayesnb._data import Table, check_labels
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
 from bayesnb.families._kernels import value_array
 from bayesnb.naive_bayes import NaiveBayes
-from bayesnb.priors import Beta, Dirichlet, ZeroProbabilityWarning, check_estimate
+from bayesnb.priors import Beta, Dirichlet, PointMass, ZeroProbabilityWarning, check_estimate
 
 __all__ = [
     "BernoulliNB",
@@ -61,8 +68,15 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         families from dtypes: floats are Gaussian, bool and 0/1 integers Bernoulli,
         other integers and strings Categorical (one feature per column). It is never
         modified; fitting binds copies of its families.
-    class_prior : Dirichlet, optional
-        Prior over the class probabilities (default ``Dirichlet(1.0)``).
+    class_prior : Dirichlet, PointMass, array_like of shape (n_classes,), or None
+        Prior over the class probabilities: a :class:`bayesnb.Dirichlet` is learnt
+        from the class counts by ``class_estimate``; fixed probabilities (a
+        :class:`bayesnb.PointMass`, or the probabilities themselves, as in
+        scikit-learn, in the order of ``classes_``) are used as they are. ``None``:
+        ``Dirichlet(1.0)``, or uniform probabilities when ``fit_prior=False``.
+    fit_prior : bool, default True
+        Whether the class probabilities are learnt from the data. ``False`` with
+        ``class_prior=None`` fixes them uniform, as in scikit-learn.
     estimate : {"mean", "ml", "map", "predictive"}, default "mean"
         Estimator of every feature that does not set its own. The default, the
         posterior mean, is additive (Laplace) smoothing under the default
@@ -109,9 +123,12 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
     array([0.125, 0.375, 0.5  ])
     """
 
-    def __init__(self, features=None, class_prior=None, estimate="mean", class_estimate=None):
+    def __init__(
+        self, features=None, class_prior=None, fit_prior=True, estimate="mean", class_estimate=None
+    ):
         self.features = features
         self.class_prior = class_prior
+        self.fit_prior = fit_prior
         self.estimate = estimate
         self.class_estimate = class_estimate
 
@@ -122,15 +139,51 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         """Type checks of the parameters (values are checked by bayesnb)."""
-        if self.class_prior is not None and not isinstance(self.class_prior, Dirichlet):
+        if not isinstance(self.fit_prior, bool | np.bool_):
             raise InputTypeError(
-                "class_prior must be a bnb.Dirichlet (or None for Dirichlet(1.0)); got "
-                f"{self.class_prior!r} ({type(self.class_prior).__name__}). Wrap pseudo-counts "
-                "in a prior: class_prior=bnb.Dirichlet([2.0, 1.0])."
+                f"fit_prior must be True or False; got {self.fit_prior!r} "
+                f"({type(self.fit_prior).__name__})."
             )
         check_estimate(self.estimate, "estimate")
         if self.class_estimate is not None:
             check_estimate(self.class_estimate, "class_estimate")
+
+    def _given_class_prior(self):
+        """The ``class_prior`` as given (``priors`` in :class:`GaussianNB`), and its name."""
+        return self.class_prior, "class_prior"
+
+    def _class_prior(self, n_classes: int):
+        """The bayesnb class prior of a fit with ``n_classes`` classes: a Dirichlet to
+        learn the probabilities from (``None``: the default ``Dirichlet(1.0)``) or a
+        :class:`~bayesnb.PointMass` fixing them."""
+        given, name = self._given_class_prior()
+        if given is None:
+            return None if self.fit_prior else PointMass(np.full(n_classes, 1.0 / n_classes))
+        if isinstance(given, Dirichlet):
+            if not self.fit_prior:
+                raise InputError(
+                    f"fit_prior=False fixes uniform class probabilities, but {name}={given!r} "
+                    "asks to learn them from the class counts; give one or the other."
+                )
+            return given
+        if isinstance(given, PointMass):
+            return given
+        try:
+            probs = None if isinstance(given, str) else np.asarray(given)
+        except ValueError:  # a ragged nesting of lists
+            probs = None
+        if probs is None or probs.dtype.kind not in "iuf" or probs.ndim != 1:
+            raise InputTypeError(
+                f"{name} must be a bnb.Dirichlet (a prior to learn the class probabilities "
+                "from), fixed probabilities (one per class, in the order of classes_, e.g. "
+                f"[0.5, 0.5], or a bnb.PointMass), or None; got {given!r} "
+                f"({type(given).__name__})."
+            )
+        return PointMass(probs)
+
+    def _model(self, X, n_classes: int) -> NaiveBayes:
+        """The bayesnb model of a first fit on the validated ``X``."""
+        return NaiveBayes(self._declaration(X), class_prior=self._class_prior(n_classes))
 
     #: Whether a DataFrame reaches bayesnb as a DataFrame (mixed dtypes).
     _keeps_frames = True
@@ -207,15 +260,16 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
             check_labels(y)
         X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
-        model = NaiveBayes(self._declaration(X), class_prior=self.class_prior)
-        self.fit_ = model.fit(
-            X,
-            y,
-            estimate=self.estimate,
-            class_estimate=self.class_estimate,
-            sample_weight=sample_weight,
-        )
-        self.classes_ = np.unique(y)
+        classes = np.unique(y)
+        with _unseen_classes_quiet():
+            self.fit_ = self._model(X, len(classes)).fit(
+                X,
+                y,
+                estimate=self.estimate,
+                class_estimate=self.class_estimate,
+                sample_weight=sample_weight,
+            )
+        self.classes_ = classes
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -257,30 +311,38 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
                 "of class labels, including those absent from this batch (e.g. "
                 "classes=np.unique(y_all)). Later calls may leave it out."
             )
-        if not first and classes is not None and check_classes(classes) != self.fit_.labels:
+        if not first and classes is not None and not _same_classes(classes, self.classes_):
             raise InputError(
-                f"classes={classes!r} is not the same as on the first call to partial_fit, "
-                f"which fixed the classes {self.fit_.labels!r}. Give the same labels, or "
-                "leave classes out after the first call (fit starts over)."
+                f"classes={classes!r} is not the same as on last call to partial_fit, "
+                f"which fixed the classes {self.classes_.tolist()!r}. Give the same labels "
+                "(each once), or leave classes out after the first call (fit starts over)."
             )
         self._check_params()
         check_labels(y)
+        if first:
+            stray = np.setdiff1d(np.unique(np.asarray(y, dtype=object)), np.asarray(classes))
+            if stray.size:
+                raise InputError(
+                    f"The target label(s) {stray.tolist()!r} in y do not exist in the initial "
+                    f"classes {list(classes)!r}. Pass every label in classes= on the first "
+                    "call to partial_fit."
+                )
         X, y = self._validate(X, y, reset=first)
         check_classification_targets(y)
-        if first:
-            model = NaiveBayes(self._declaration(X), class_prior=self.class_prior)
-            self.fit_ = model.fit(
-                X,
-                y,
-                estimate=self.estimate,
-                class_estimate=self.class_estimate,
-                sample_weight=sample_weight,
-                classes=classes,
-            )
-            self.classes_ = value_array(self.fit_.labels)
-        else:
-            self._before_update(X)
-            self.fit_ = self.fit_.update(X, y, sample_weight=sample_weight)
+        with _unseen_classes_quiet():
+            if first:
+                self.fit_ = self._model(X, len(classes)).fit(
+                    X,
+                    y,
+                    estimate=self.estimate,
+                    class_estimate=self.class_estimate,
+                    sample_weight=sample_weight,
+                    classes=classes,
+                )
+                self.classes_ = value_array(self.fit_.labels)
+            else:
+                self._before_update(X)
+                self.fit_ = self.fit_.update(X, y, sample_weight=sample_weight)
         return self
 
     def _before_update(self, X) -> None:
@@ -342,18 +404,111 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _check_alpha(alpha) -> float:
-    if (
-        not isinstance(alpha, numbers.Real)
-        or isinstance(alpha, bool)
-        or not np.isfinite(alpha)
-        or alpha <= 0
-    ):
-        raise InputError(
-            f"alpha must be a finite number > 0 (the prior pseudo-count of every value); "
-            f"got {alpha!r}. For unsmoothed counts use estimate='ml'."
+@contextlib.contextmanager
+def _unseen_classes_quiet():
+    """Silence the warning that a class with no training weight has probability 0
+    under ``class_estimate="ml"`` (scikit-learn's ``fit_prior=True``): scikit-learn
+    allows such a class (e.g. a class of ``partial_fit``'s ``classes`` not seen yet),
+    and it is then never predicted."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message=r".*the class prior probability 0", category=ZeroProbabilityWarning
         )
-    return float(alpha)
+        yield
+
+
+def _same_classes(classes, fitted: np.ndarray) -> bool:
+    """Whether ``classes`` of a later :meth:`~NaiveBayesClassifier.partial_fit` call are
+    the fitted classes, each once (in any order)."""
+    given = np.asarray(classes, dtype=object).ravel()
+    if given.shape != fitted.shape:
+        return False
+    try:
+        return bool(np.all(np.sort(given) == np.asarray(fitted, dtype=object)))
+    except TypeError:  # labels that do not sort together: not the fitted ones
+        return False
+
+
+#: The smallest pseudo-count ``force_alpha=False`` keeps (scikit-learn's value).
+ALPHA_MIN = 1e-10
+
+
+class _Smoothed:
+    """``alpha`` and ``force_alpha`` of the discrete classifiers, as in scikit-learn."""
+
+    #: Whether ``alpha`` may be one pseudo-count per feature.
+    _alpha_per_feature = True
+
+    def _check_alpha(self):
+        """The pseudo-count(s) the fit uses: ``alpha`` checked (a number >= 0, or one
+        per feature), and below :data:`ALPHA_MIN` raised to it, with a warning, when
+        ``force_alpha=False``."""
+        alpha = self.alpha
+        name = type(self).__name__
+        if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool):
+            if not np.isfinite(alpha) or alpha < 0:
+                raise InputError(
+                    f"The 'alpha' parameter of {name} must be a finite number >= 0 (the "
+                    f"prior pseudo-count of every value); got {alpha!r}."
+                )
+        elif self._alpha_per_feature and not isinstance(alpha, str | bool):
+            alpha = np.asarray(alpha)
+            if alpha.dtype.kind not in "iuf" or alpha.ndim != 1:
+                raise InputError(
+                    f"The 'alpha' parameter of {name} must be a number or a 1-D array of "
+                    f"numbers, one per feature; got {self.alpha!r}."
+                )
+            alpha = alpha.astype(float)
+            n_features = getattr(self, "n_features_in_", None)
+            if n_features is not None and alpha.shape[0] != n_features:
+                raise InputError(
+                    "When alpha is an array, it should contains `n_features` values (one "
+                    f"pseudo-count per feature, {n_features}); got {alpha.shape[0]}."
+                )
+            if not np.all(np.isfinite(alpha)) or np.any(alpha < 0):
+                raise InputError(
+                    f"All values in alpha must be greater than 0 (or equal to 0); got "
+                    f"{alpha.tolist()!r}."
+                )
+        else:
+            kind = "a number" if not self._alpha_per_feature else "a number or an array"
+            raise InputTypeError(
+                f"The 'alpha' parameter of {name} must be {kind}; got {alpha!r} "
+                f"({type(alpha).__name__})."
+            )
+        if not isinstance(self.force_alpha, bool | np.bool_):
+            raise InputTypeError(f"force_alpha must be True or False; got {self.force_alpha!r}.")
+        if np.min(alpha) < ALPHA_MIN and not self.force_alpha:
+            warnings.warn(
+                f"alpha too small will result in numeric errors, setting alpha = {ALPHA_MIN:.1e}"
+                " (force_alpha=False). Give alpha >= 1e-10, or force_alpha=True to keep it.",
+                UserWarning,
+                stacklevel=2,
+            )
+            return np.maximum(alpha, ALPHA_MIN)
+        return alpha
+
+    def _smoothing(self):
+        """``(concentration, estimate)`` of the features' prior: the pseudo-counts of
+        :meth:`_check_alpha`, with ``estimate`` None (the fit's own). ``alpha=0`` is no
+        prior at all: the counts' frequencies, ``estimate="ml"`` (the same as the
+        posterior mean as alpha goes to 0), under a ``Dirichlet(1)`` kept only for the
+        Bayesian extras of ``fit_``."""
+        alpha = np.asarray(self._check_alpha(), dtype=float)
+        if np.all(alpha > 0):
+            return (alpha.item() if alpha.ndim == 0 else alpha), None
+        if np.any(alpha > 0):
+            raise InputError(
+                f"alpha={self.alpha!r} has zero entries next to positive ones; bayesnb's "
+                "Dirichlet prior needs every pseudo-count > 0. Give force_alpha=False (zeros "
+                "become 1e-10, as in scikit-learn) or alpha > 0 everywhere."
+            )
+        if self.estimate not in ("mean", "ml"):
+            raise InputError(
+                f"alpha=0 is no prior, so estimate={self.estimate!r} is undefined; give "
+                "alpha > 0, or estimate='ml' (the unsmoothed frequencies alpha=0 gives)."
+            )
+        return 1.0, "ml"
 
 
 def _check_non_negative(X, name: str) -> None:
@@ -366,20 +521,28 @@ def _check_non_negative(X, name: str) -> None:
         )
 
 
-class BernoulliNB(NaiveBayesClassifier):
+class BernoulliNB(_Smoothed, NaiveBayesClassifier):
     """Bernoulli naive Bayes: Boolean features, each with a ``Beta(alpha, alpha)`` prior.
 
     Parameters
     ----------
-    alpha : float, default 1.0
-        Pseudo-count on each of 0 and 1 (``Beta(alpha, alpha)``).
+    alpha : float or array_like of shape (n_features,), default 1.0
+        Pseudo-count on each of 0 and 1 (``Beta(alpha, alpha)``), or one per feature.
+        ``0`` gives the unsmoothed frequencies (``estimate="ml"``).
+    force_alpha : bool, default True
+        ``False`` raises an alpha below 1e-10 to 1e-10, with a warning, as in
+        scikit-learn.
     binarize : float or None, default 0.0
         Threshold: a value above it is 1, other values 0 (NaN stays missing).
         ``None`` expects ``X`` to hold 0/1 (or bool) already.
+    fit_prior : bool, default True
+        Learn the class probabilities (by ``class_estimate``); ``False`` fixes them
+        uniform.
+    class_prior : array_like of shape (n_classes,), Dirichlet, PointMass, or None
+        Fixed class probabilities, or a Dirichlet prior over them (see
+        :class:`NaiveBayesClassifier`).
     estimate : {"ml", "map", "mean", "predictive"}, default "mean"
         ``"mean"`` is scikit-learn's smoothing, ``(n_c1 + alpha)/(n_c + 2 alpha)``.
-    class_prior : Dirichlet, optional
-        Prior over the class probabilities (default ``Dirichlet(1.0)``).
     class_estimate : str, default "ml"
         ``"ml"`` uses the class frequencies (scikit-learn's ``fit_prior=True``).
 
@@ -394,19 +557,30 @@ class BernoulliNB(NaiveBayesClassifier):
     """
 
     def __init__(
-        self, alpha=1.0, binarize=0.0, estimate="mean", class_prior=None, class_estimate="ml"
+        self,
+        alpha=1.0,
+        force_alpha=True,
+        binarize=0.0,
+        fit_prior=True,
+        class_prior=None,
+        estimate="mean",
+        class_estimate="ml",
     ):
         self.alpha = alpha
+        self.force_alpha = force_alpha
         self.binarize = binarize
-        self.estimate = estimate
+        self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.estimate = estimate
         self.class_estimate = class_estimate
 
     _keeps_frames = False
 
     def _declaration(self, X):
-        alpha = _check_alpha(self.alpha)
-        return Bernoulli(Beta(alpha, alpha))
+        alpha, estimate = self._smoothing()
+        if np.ndim(alpha):  # one per feature: the concentration (classes, features, 2)
+            alpha = np.asarray(alpha)[None, :]
+        return Bernoulli(Beta(alpha, alpha), estimate=estimate)
 
     @property
     def feature_count_(self) -> np.ndarray:
@@ -452,23 +626,28 @@ class BernoulliNB(NaiveBayesClassifier):
 MAX_CODES = 1 << 20
 
 
-class CategoricalNB(NaiveBayesClassifier):
+class CategoricalNB(_Smoothed, NaiveBayesClassifier):
     """Categorical naive Bayes on integer-coded features, ``Dirichlet(alpha)`` priors.
 
     Feature ``j`` takes the values ``0 .. n_j - 1`` with
     ``n_j = max(X[:, j].max() + 1, min_categories[j])``, as in scikit-learn. A value
     outside that range at prediction time is treated like a missing one: its factor
     is left out. In :meth:`partial_fit`, ``n_j`` grows with the largest code of every
-    batch so far, as in scikit-learn.
+    batch so far, as in scikit-learn. A non-integer value is read as scikit-learn
+    reads it, as its integer part (2.7 is the category 2); a missing value (NaN) is
+    marginalized.
 
     Parameters
     ----------
     alpha : float, default 1.0
-        Pseudo-count of every category.
+        Pseudo-count of every category; ``0`` gives the unsmoothed frequencies.
+    force_alpha : bool, default True
+        ``False`` raises an alpha below 1e-10 to 1e-10, with a warning.
+    fit_prior : bool, default True
+    class_prior : array_like of shape (n_classes,), Dirichlet, PointMass, or None
     min_categories : int, array_like of int, or None
         Minimum number of categories of every feature (or of each).
     estimate : {"ml", "map", "mean", "predictive"}, default "mean"
-    class_prior : Dirichlet, optional
     class_estimate : str, default "ml"
 
     Examples
@@ -484,19 +663,24 @@ class CategoricalNB(NaiveBayesClassifier):
     def __init__(
         self,
         alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
         min_categories=None,
         estimate="mean",
-        class_prior=None,
         class_estimate="ml",
     ):
         self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
         self.min_categories = min_categories
         self.estimate = estimate
-        self.class_prior = class_prior
         self.class_estimate = class_estimate
 
     _keeps_frames = False
     _accept_sparse = False
+    _alpha_per_feature = False
 
     def _prepare(self, X):
         _check_non_negative(X, type(self).__name__)
@@ -505,14 +689,8 @@ class CategoricalNB(NaiveBayesClassifier):
             X = X.astype(np.int64)
         elif X.dtype.kind == "f" and X.dtype != np.float64:  # float16/32 codes: exact
             X = X.astype(np.float64)
-        if X.dtype.kind == "f":
-            observed = X[~np.isnan(X)]
-            if np.any(observed != np.floor(observed)):
-                bad = observed[observed != np.floor(observed)][0]
-                raise InputError(
-                    f"CategoricalNB needs integer category codes in X; got {bad!r}. "
-                    "Encode the categories first (e.g. sklearn.preprocessing.OrdinalEncoder)."
-                )
+        if X.dtype.kind == "f":  # scikit-learn's reading: the integer part (NaN stays)
+            X = np.trunc(X)
         return X
 
     def _n_categories(self, X, *, later: bool = False) -> np.ndarray:
@@ -542,15 +720,16 @@ class CategoricalNB(NaiveBayesClassifier):
         if self.min_categories is None:
             return seen
         minimum = np.asarray(self.min_categories)
-        if minimum.dtype.kind not in "iu" or minimum.ndim > 1 or np.any(minimum < 1):
+        if minimum.ndim > 1 or (minimum.ndim == 1 and minimum.shape != (X.shape[1],)):
+            raise InputError(
+                f"'min_categories' should have shape ({X.shape[1]},) when an array-like is "
+                f"provided (one per feature); got shape {minimum.shape}. Give one integer "
+                "per feature, or a single integer."
+            )
+        if minimum.dtype.kind not in "iu" or np.any(minimum < 1):
             raise InputError(
                 "min_categories must be None, a positive integer or one positive integer "
                 f"per feature; got {self.min_categories!r}."
-            )
-        if minimum.ndim == 1 and minimum.shape != (X.shape[1],):
-            raise InputError(
-                f"min_categories has {minimum.shape[0]} entries for {X.shape[1]} features; "
-                "give one per feature or a single integer."
             )
         return np.maximum(seen, minimum)
 
@@ -575,9 +754,9 @@ class CategoricalNB(NaiveBayesClassifier):
         return np.array([len(b.categories) for b in self.fit_.blocks], dtype=np.int64)
 
     def _declaration(self, X):
-        alpha = _check_alpha(self.alpha)
+        alpha, estimate = self._smoothing()
         return {
-            f"x{j}": Categorical(Dirichlet(alpha), categories=range(int(n)))
+            f"x{j}": Categorical(Dirichlet(alpha), categories=range(int(n)), estimate=estimate)
             for j, n in enumerate(self._n_categories(X))
         }
 
@@ -598,9 +777,9 @@ class CategoricalNB(NaiveBayesClassifier):
         for block, st, size, n in zip(fit.blocks, fit.stats, sizes, wanted, strict=True):
             if n > size:
                 data = table.take(block.columns)
-                block = Categorical(block.prior, categories=range(int(n))).bind(
-                    block.name, block.columns, data
-                )
+                block = Categorical(
+                    block.prior, categories=range(int(n)), estimate=block.estimate
+                ).bind(block.name, block.columns, data)
                 st = {"counts": np.pad(st["counts"], [(0, 0), (0, int(n) - size)])}
             blocks.append(block)
             stats.append(st)
@@ -623,16 +802,28 @@ class GaussianNB(NaiveBayesClassifier):
 
     Parameters
     ----------
+    priors : array_like of shape (n_classes,), optional
+        Fixed class probabilities, as in scikit-learn (a
+        :class:`bayesnb.PointMass` class prior); by default they are learnt.
+    var_smoothing : float, default 1e-9
+        scikit-learn's variance floor: ``epsilon_ = var_smoothing`` times the
+        largest variance of a column over all the training rows (unweighted, NaN
+        left out; over every batch of :meth:`partial_fit` so far) is added to every
+        variance, so a feature constant within a class keeps a finite density.
     estimate : {"ml", "map", "mean", "predictive"}, default "ml"
-        ``"ml"`` is scikit-learn's estimator (without its ``var_smoothing``: a
-        feature constant within a class is an error; use ``"map"`` or ``"mean"``
-        there). ``"predictive"`` scores with Student-t posterior predictives.
+        ``"ml"`` is scikit-learn's estimator. ``"map"`` and ``"mean"`` borrow
+        strength from the prior (on digits, ``estimate="map"`` scores 0.859 in
+        10-fold cross-validation against 0.811); ``"predictive"`` scores with
+        Student-t posterior predictives. A class with no training weight takes
+        its prior's mode under ``"ml"``.
     ddof : {0, 1}, default 0
         For ``"ml"``: variance over N (0) or N - 1 (1).
     prior : NormalInverseGamma, optional
         Prior of every feature's mean and variance (default: weak, scaled to the
-        pooled data).
+        data of every class).
     class_prior : Dirichlet, optional
+        A Dirichlet prior over the class probabilities, learnt by
+        ``class_estimate`` (the Bayesian alternative to ``priors``).
     class_estimate : str, default "ml"
 
     Examples
@@ -640,14 +831,26 @@ class GaussianNB(NaiveBayesClassifier):
     >>> import numpy as np
     >>> from bayesnb.sklearn import GaussianNB
     >>> X = np.array([[0.0], [2.0], [10.0], [14.0]])
-    >>> clf = GaussianNB().fit(X, [0, 0, 1, 1])
-    >>> clf.fit_.params["X_var"].values                   # ML: 1/N variances
-    array([1., 4.])
+    >>> clf = GaussianNB(var_smoothing=0.0).fit(X, [0, 0, 1, 1])
+    >>> clf.var_                                       # ML: 1/N variances
+    array([[1.],
+           [4.]])
     >>> clf.predict([[1.0], [11.0]])
     array([0, 1])
     """
 
-    def __init__(self, estimate="ml", ddof=0, prior=None, class_prior=None, class_estimate="ml"):
+    def __init__(
+        self,
+        priors=None,
+        var_smoothing=1e-9,
+        estimate="ml",
+        ddof=0,
+        prior=None,
+        class_prior=None,
+        class_estimate="ml",
+    ):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
         self.estimate = estimate
         self.ddof = ddof
         self.prior = prior
@@ -656,51 +859,150 @@ class GaussianNB(NaiveBayesClassifier):
 
     _keeps_frames = False
     _accept_sparse = False
+    fit_prior = True  # scikit-learn's GaussianNB has no fit_prior: the probabilities are learnt
+
+    def _given_class_prior(self):
+        if self.priors is not None and self.class_prior is not None:
+            raise InputError(
+                f"GaussianNB got both priors={self.priors!r} (fixed class probabilities) "
+                f"and class_prior={self.class_prior!r} (a prior to learn them from); give "
+                "one of them."
+            )
+        if self.priors is not None:
+            return PointMass(self.priors), "priors"
+        return self.class_prior, "class_prior"
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        v = self.var_smoothing
+        if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v) or v < 0:
+            raise InputError(
+                f"var_smoothing must be a finite number >= 0 (the fraction of the largest "
+                f"column variance added to every variance); got {v!r}. Use 0.0 for none."
+            )
+
+    def _validate(self, X, y=None, *, reset: bool):
+        out = super()._validate(X, y, reset=reset)
+        if reset:  # scikit-learn's fitted attributes keep a float32 X's dtype
+            x = out[0] if isinstance(out, tuple) else out
+            self._dtype = np.float32 if x.dtype == np.float32 else np.float64
+        return out
 
     def _declaration(self, X):
-        return Gaussian(self.prior, ddof=self.ddof)
+        self._moments = _column_moments(X)
+        return Gaussian(self.prior, ddof=self.ddof, var_floor=self._epsilon())
+
+    def _epsilon(self) -> float:
+        """``var_smoothing`` times the largest column variance of the rows so far."""
+        var = self._moments[2]
+        observed = var[np.isfinite(var)]
+        return float(self.var_smoothing * observed.max()) if observed.size else 0.0
+
+    def _before_update(self, X) -> None:
+        """Merge the batch into the columns' moments and, if ``epsilon_`` changes,
+        re-estimate the fit so far with the new floor (the batch is counted next)."""
+        self._moments = _merge_moments(self._moments, _column_moments(X))
+        epsilon = self._epsilon()
+        fit = self.fit_
+        if epsilon == fit.blocks[0].var_floor:
+            return
+        block = copy.copy(fit.blocks[0])
+        block.var_floor = epsilon
+        wider = fit.with_statistics(stats=fit.stats, class_counts=fit.class_counts, blocks=[block])
+        wider.training = fit.training
+        self.fit_ = wider
+
+    @staticmethod
+    def _update_mean_variance(n_past, mu, var, X, sample_weight=None):
+        """The mean and variance of every column of ``n_past`` rows (of mean ``mu`` and
+        variance ``var``) and the rows of ``X`` together (scikit-learn's helper of the
+        same name; ``sample_weight`` weighs the new rows)."""
+        X = np.asarray(X, dtype=float)
+        if X.shape[0] == 0:
+            return mu, var
+        past = (np.broadcast_to(np.asarray(n_past, float), np.shape(mu)), mu, var)
+        _, total_mu, total_var = _merge_moments(past, _column_moments(X, sample_weight))
+        return total_mu, total_var
+
+    def _attribute(self, values) -> np.ndarray:
+        return np.asarray(values).astype(self._dtype, copy=False)
 
     @property
     def theta_(self) -> np.ndarray:
         """The mean of every class and feature, (n_classes, n_features)."""
-        return self._one_block()[1]["mu"]
+        return self._attribute(self._one_block()[1]["mu"])
 
     @property
     def var_(self) -> np.ndarray:
-        """The variance of every class and feature, (n_classes, n_features); with
-        ``estimate="predictive"`` (a Student-t, no variance) an AttributeError."""
+        """The variance of every class and feature (``epsilon_`` included),
+        (n_classes, n_features); with ``estimate="predictive"`` (a Student-t, no
+        variance) an AttributeError."""
         params = self._one_block()[1]
         if "var" not in params:
             raise AttributeError(
                 "var_: under estimate='predictive' every feature is a Student-t, whose "
                 "scale is fit_.params['X_scale2']; no Gaussian variance is estimated."
             )
-        return params["var"]
+        return self._attribute(params["var"])
 
     @property
     def class_prior_(self) -> np.ndarray:
         """The probability of every class, (n_classes,)."""
-        return np.exp(self.class_log_prior_)
+        return self._attribute(np.exp(self.class_log_prior_))
 
     @property
     def epsilon_(self) -> float:
-        """The variance added to every variance: 0 (no ``var_smoothing`` floor is
-        added; the Bayesian estimates keep variances positive instead)."""
+        """The variance added to every variance (see ``var_smoothing``)."""
         check_is_fitted(self)
-        return 0.0
+        return self.fit_.blocks[0].var_floor
 
 
-class MultinomialNB(NaiveBayesClassifier):
+def _column_moments(X, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(n, mean, var)`` of every column of ``X``: the (weighted) number of its
+    observed values, their mean and their variance (over n), NaN left out."""
+    X = np.asarray(X, dtype=float)
+    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+    seen = ~np.isnan(X)
+    weights = np.where(seen, w[:, None], 0.0)
+    n = weights.sum(axis=0)
+    values = np.where(seen, X, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (weights * values).sum(axis=0) / n
+        var = (weights * (values - mean) ** 2).sum(axis=0) / n
+    return n, mean, var
+
+
+def _merge_moments(a, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``(n, mean, var)`` of two sets of rows together, from each set's (the
+    pairwise update of Chan, Golub and LeVeque); a side with ``n = 0`` adds nothing."""
+    (na, ma, va), (nb, mb, vb) = a, b
+    n = na + nb
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fa, fb = na / n, nb / n
+        mean = np.where(nb > 0, np.where(na > 0, ma + fb * (mb - ma), mb), ma)
+        var = np.where(
+            nb > 0,
+            np.where(na > 0, fa * va + fb * vb + fa * fb * (mb - ma) ** 2, vb),
+            va,
+        )
+    return n, mean, var
+
+
+class MultinomialNB(_Smoothed, NaiveBayesClassifier):
     """Multinomial naive Bayes on counts (dense or sparse), ``Dirichlet(alpha)`` prior.
 
     Parameters
     ----------
-    alpha : float, default 1.0
-        Pseudo-count of every column. With ``estimate="mean"`` this is Laplace
-        (``alpha=1``) or Lidstone smoothing, as in scikit-learn.
+    alpha : float or array_like of shape (n_features,), default 1.0
+        Pseudo-count of every column (or of each). With ``estimate="mean"`` this is
+        Laplace (``alpha=1``) or Lidstone smoothing, as in scikit-learn; ``0`` gives
+        the unsmoothed frequencies.
+    force_alpha : bool, default True
+        ``False`` raises an alpha below 1e-10 to 1e-10, with a warning.
+    fit_prior : bool, default True
+    class_prior : array_like of shape (n_classes,), Dirichlet, PointMass, or None
     estimate : {"ml", "map", "mean", "predictive"}, default "mean"
         ``"predictive"`` scores every row with the exact Dirichlet-multinomial.
-    class_prior : Dirichlet, optional
     class_estimate : str, default "ml"
 
     Examples
@@ -713,10 +1015,20 @@ class MultinomialNB(NaiveBayesClassifier):
     array([0.6, 0.2, 0.2])
     """
 
-    def __init__(self, alpha=1.0, estimate="mean", class_prior=None, class_estimate="ml"):
+    def __init__(
+        self,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        estimate="mean",
+        class_estimate="ml",
+    ):
         self.alpha = alpha
-        self.estimate = estimate
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.estimate = estimate
         self.class_estimate = class_estimate
 
     _keeps_frames = False
@@ -727,7 +1039,8 @@ class MultinomialNB(NaiveBayesClassifier):
         return X
 
     def _declaration(self, X):
-        return Multinomial(Dirichlet(_check_alpha(self.alpha)))
+        alpha, estimate = self._smoothing()
+        return Multinomial(Dirichlet(alpha), estimate=estimate)
 
     @property
     def feature_count_(self) -> np.ndarray:

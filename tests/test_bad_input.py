@@ -319,7 +319,6 @@ def test_unseen_policy_value_is_named():
         bnb.Categorical(unseen="skip")
 
 
-
 @pytest.mark.parametrize(
     ("make", "what"),
     [
@@ -400,6 +399,7 @@ def test_categorical_nb_code_too_large_names_the_feature():
 def test_target_with_an_array_names_target():
     with pytest.raises(errors.InputTypeError, match=r"target=0 names a column, so X must be"):
         bnb.NaiveBayes().fit(np.zeros((4, 2)), target=0)
+
 
 # (end of the data section)
 #
@@ -1283,7 +1283,6 @@ def test_load_with_a_path_of_the_wrong_type():
         bnb.load(3.5)
 
 
-
 def test_save_to_a_directory_a_missing_folder_or_a_non_path(tmp_path):
     fit = _tennis_fit()
     with pytest.raises(errors.InputError, match=r"save: path .* is a directory"):
@@ -1308,6 +1307,7 @@ def test_linear_weights_names_the_class_count_and_the_other_features():
     match = r"3 class\(es\) \[0, 1, 2\] and the features \['g'\]"
     with pytest.raises(errors.InputError, match=match):
         fit.linear_weights()
+
 
 # (end of the fitted-model section)
 
@@ -1415,6 +1415,7 @@ def test_model_point_of_an_array_names_params():
     with pytest.raises(errors.InputTypeError, match=r"params\['class_prob'\] must be an xarray"):
         model_point(pm_model, {name: da.values for name, da in params.items()})
 
+
 # (end of the PyMC model section)
 
 
@@ -1468,6 +1469,7 @@ def test_density_has_no_classes_to_predict():
 def test_density_update_with_labels():
     with pytest.raises(errors.InputError, match=r"update of a density takes no labels.*y="):
         _density_fit().update(pd.DataFrame({"a": [True], "k": ["u"]}), y=["x"])
+
 
 def test_fit_without_labels_with_a_class_estimate():
     X = pd.DataFrame({"a": [True, False]})

@@ -2,7 +2,6 @@
 prints every case with its ratio to the fit (timings are not asserted: they depend on
 the machine)."""
 
-
 import pytest
 
 

@@ -2,7 +2,6 @@
 bayesnb computes the same probabilities as scikit-learn on every case (timings are
 not asserted: they depend on the machine)."""
 
-
 import numpy as np
 import pytest
 

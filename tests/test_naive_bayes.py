@@ -155,9 +155,7 @@ def test_gaussian_predictive_is_student_t():
 def test_binned_density_and_range_error():
     df = pd.DataFrame({"h": [10.0, 75.0, 90.0, 100.0, 50.0], "y": list("aabba")})
     with pytest.warns(bnb.ZeroProbabilityWarning, match="binned feature 'h'"):
-        fit = bnb.NaiveBayes({"h": bnb.Binned([0, 70, 85, 100])}).fit(
-            df, target="y", estimate="ml"
-        )
+        fit = bnb.NaiveBayes({"h": bnb.Binned([0, 70, 85, 100])}).fit(df, target="y", estimate="ml")
     np.testing.assert_allclose(fit.counts.h.sel(class_label="b").values, [0, 0, 2])  # 100 is in
     with pytest.raises(ValueError, match=r"Binned feature 'h' has edges from 0 to 100; got 101"):
         fit.predict(pd.DataFrame({"h": [101.0]}))
@@ -348,8 +346,10 @@ def test_bernoulli_zero_probabilities_rule_out_exactly_the_rows_that_use_them():
     with np.errstate(divide="ignore"):
         expected = np.log(fit.params.class_prob.values) + np.array(
             [
-                [np.nansum(np.where(q == 1, np.log(t), np.where(q == 0, np.log1p(-t), 0)))
-                 for t in theta]
+                [
+                    np.nansum(np.where(q == 1, np.log(t), np.where(q == 0, np.log1p(-t), 0)))
+                    for t in theta
+                ]
                 for q in query
             ]
         )
@@ -358,9 +358,7 @@ def test_bernoulli_zero_probabilities_rule_out_exactly_the_rows_that_use_them():
     np.testing.assert_allclose(got[np.isfinite(got)], expected[np.isfinite(expected)])
     assert not np.isnan(got).any()
     # The same model scored on sparse input gives the same answer (complete rows).
-    np.testing.assert_array_equal(
-        fit.joint_log_likelihood(sparse.csr_array(query[:2])), got[:2]
-    )
+    np.testing.assert_array_equal(fit.joint_log_likelihood(sparse.csr_array(query[:2])), got[:2])
 
 
 def test_per_class_beta_prior_on_a_block_with_as_many_columns_as_classes():

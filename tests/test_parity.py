@@ -86,9 +86,7 @@ def test_gaussian_parity_on_iris():
     np.testing.assert_allclose(fit.predict_proba(X), sk.predict_proba(X), rtol=0, atol=TOL)
     # Log-probabilities agree to 1e-9 in absolute terms (a relative error on the
     # probabilities), down to the smallest ones (about e^-60).
-    np.testing.assert_allclose(
-        fit.predict_log_proba(X), sk.predict_log_proba(X), rtol=0, atol=1e-9
-    )
+    np.testing.assert_allclose(fit.predict_log_proba(X), sk.predict_log_proba(X), rtol=0, atol=1e-9)
 
 
 def test_multinomial_parity_dense_and_sparse():

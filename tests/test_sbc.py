@@ -10,7 +10,6 @@ with a chi-square test over 10 bins at p > 0.001, and two posteriors that are wr
 on purpose are rejected by the same check, so it has the power to see an error.
 """
 
-
 import numpy as np
 import pytest
 

@@ -49,11 +49,11 @@ def test_categorical_attributes():
 
 def test_gaussian_attributes():
     X = RNG.normal(size=(300, 4)) + Y[:, None]
-    a = ours.GaussianNB().fit(X, Y)  # estimate="ml", ddof=0: scikit-learn's with no floor
-    b = sk.GaussianNB(var_smoothing=0.0).fit(X, Y)
-    for name in ("class_count_", "theta_", "var_", "class_prior_"):
+    a = ours.GaussianNB().fit(X, Y)  # estimate="ml", ddof=0, var_smoothing=1e-9
+    b = sk.GaussianNB().fit(X, Y)
+    for name in ("class_count_", "theta_", "var_", "class_prior_", "epsilon_"):
         close(getattr(a, name), getattr(b, name))
-    assert a.epsilon_ == b.epsilon_ == 0.0
+    assert a.epsilon_ == pytest.approx(1e-9 * X.var(axis=0).max(), rel=1e-14)
     with pytest.raises(AttributeError, match="Student-t"):
         _ = ours.GaussianNB(estimate="predictive").fit(X, Y).var_
 

@@ -123,6 +123,7 @@ def _finite_nonnegative(values: np.ndarray) -> bool:
 #: large enough to fold several few-valued columns into one code.
 _GROUP_CODES = 1 << 13
 
+
 @functools.lru_cache(maxsize=64)
 def _code_groups(sizes: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
     """Adjacent categorical columns folded into one mixed-radix code per group.

@@ -32,6 +32,11 @@ class Gaussian(Family):
     ddof : {0, 1}
         For ``estimate="ml"``: 0 divides the sum of squares by N (the maximum
         likelihood variance), 1 by N - 1 (the unbiased variance).
+    var_floor : float, default 0.0
+        A variance added to every estimated variance (and to the Student-t's squared
+        scale under ``"predictive"``), so that a column constant within a class has a
+        finite density under ``"ml"``: scikit-learn's ``epsilon_``. Classifiers only;
+        EM's M-step must be a maximizer, so clustering rejects a floor.
 
     Notes
     -----
@@ -71,6 +76,13 @@ class Gaussian(Family):
                 "Gaussian's variance does not. Use estimate='map' for it (the default "
                 "when estimate is not given), or declare Gaussian(estimate='map')."
             )
+        if self.var_floor:
+            raise InputError(
+                f"Gaussian feature {self.name!r} has var_floor={self.var_floor!r}; EM's "
+                "M-step must maximize the objective, and a floor added to the maximizing "
+                "variance does not. Declare Gaussian(var_floor=0.0) and use estimate='map' "
+                "(the default), whose prior keeps every variance positive."
+            )
         if self.ddof != 0 and method == "ml":
             raise InputError(
                 f"Gaussian feature {self.name!r} has ddof={self.ddof}; EM's M-step must be "
@@ -78,7 +90,9 @@ class Gaussian(Family):
                 "estimate='map'."
             )
 
-    def __init__(self, prior=None, *, ddof: int = 0, estimate=None, columns=None):
+    def __init__(
+        self, prior=None, *, ddof: int = 0, var_floor: float = 0.0, estimate=None, columns=None
+    ):
         super().__init__(
             NormalInverseGamma() if prior is None else prior, estimate=estimate, columns=columns
         )
@@ -95,6 +109,17 @@ class Gaussian(Family):
                 f"unbiased); got ddof={ddof!r}."
             )
         self.ddof = ddof
+        if (
+            not isinstance(var_floor, int | float | np.integer | np.floating)
+            or isinstance(var_floor, bool)
+            or not np.isfinite(var_floor)
+            or var_floor < 0
+        ):
+            raise InputError(
+                f"Gaussian var_floor must be a finite number >= 0 (a variance added to "
+                f"every estimated variance); got var_floor={var_floor!r}. Use 0.0 for none."
+            )
+        self.var_floor = float(var_floor)
 
     def _what(self) -> str:
         return f"Gaussian feature {self.name!r}"
@@ -215,6 +240,7 @@ class Gaussian(Family):
             stats["ss"],
             method,
             ddof=self.ddof,
+            var_floor=self.var_floor,
             what=self._what(),
             labels=labels,
             columns=self.columns,
