@@ -325,3 +325,12 @@ def test_categorical_nb_takes_float_and_boolean_codes_as_scikit_learn(dtype):
     ours = CategoricalNB().fit(X, y).predict_proba(X)
     theirs = sknb.CategoricalNB().fit(X, y).predict_proba(X)
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=0)
+
+
+def test_calibrated_classifier_cv_is_scikit_learns(iris):
+    from sklearn.calibration import CalibratedClassifierCV
+
+    X, y = iris
+    ours = CalibratedClassifierCV(GaussianNB(), cv=3).fit(X, y)
+    theirs = CalibratedClassifierCV(sknb.GaussianNB(), cv=3).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-9)
