@@ -275,10 +275,14 @@ def _infer_frame(table: Table) -> list[Family]:
     arrays = table._numeric_arrays()
     families: list = [None] * len(table.names)
     groups: dict = {}
-    for j, name in enumerate(table.names):
+    categorical = Categorical()  # one declaration for every such column: bound together
+    for j, (name, dtype) in enumerate(zip(table.names, table.data.dtypes, strict=True)):
         found = arrays.get(name)
         if found is None:
-            families[j] = infer_family(table.data.iloc[:, j], name)
+            if getattr(dtype, "kind", "O") not in "biuf":  # strings, categoricals, ...
+                families[j] = categorical
+            else:
+                families[j] = infer_family(table.data.iloc[:, j], name)
         else:
             groups.setdefault(id(found[0]), (found[0], []))[1].append((j, found[1]))
     for array, members in groups.values():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
 
 from bayesnb.errors import InputError, InputTypeError
 
@@ -126,5 +125,7 @@ def _alignment(params, reference) -> np.ndarray:
         theirs = reference[var].transpose("component", ...).values.reshape(k, -1)
         scale = np.abs(theirs).mean() + 1e-12
         cost += np.abs(ours[:, None, :] - theirs[None, :, :]).sum(axis=2) / scale
+    from scipy.optimize import linear_sum_assignment  # imported on use: slow to import
+
     rows, columns = linear_sum_assignment(cost)
     return rows[np.argsort(columns)]

@@ -38,7 +38,7 @@ from bayesnb import _compiled
 from bayesnb._data import check_count
 from bayesnb.errors import InputError
 from bayesnb.families._kernels import log_sum_exp_last
-from bayesnb.families.base import fusion_runs
+from bayesnb.families.base import fusion_groups
 from bayesnb.mixture import MixtureFit, _Problem, _State
 from bayesnb.model import feature_log_likelihood
 from bayesnb.posterior import CHUNK_ENTRIES, _attrs, observed_values, stacked_dataset
@@ -145,41 +145,43 @@ def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, 
 
 
 class _Fused:
-    """The mixture's blocks with adjacent single-column features fused into one block
-    each (see :func:`bayesnb.families.base.fusion_runs`), encoded once: one kernel call
-    and one count per run of them, instead of one per column."""
+    """The mixture's blocks with single-column features fused into one block per group
+    (see :func:`bayesnb.families.base.fusion_groups`), encoded once: one kernel call
+    and one count per group of them, instead of one per column."""
 
     def __init__(self, problem: _Problem, *, repeated: bool = True):
         """``repeated``: the encoding for many sweeps with few classes (EM's); else
         that for one pass with many (every draw at once: a Categorical block then
         multiplies its indicators instead of building tables per class)."""
         self.problem = problem
-        self.runs = fusion_runs(problem.blocks)
+        self.groups = fusion_groups(problem.blocks)
         self.blocks, self.encoded = [], []
-        for first, stop in self.runs:
-            group = problem.blocks[first:stop]
+        for index in self.groups:
+            group = [problem.blocks[i] for i in index]
             block = group[0] if len(group) == 1 else group[0].fused(group)
             self.blocks.append(block)
             if len(group) == 1 and repeated:
-                self.encoded.append(problem.encoded[first])
+                self.encoded.append(problem.encoded[index[0]])
             else:
                 data = problem.table.take(block.columns)
                 encode = block.encode_repeated if repeated else block.encode
                 self.encoded.append(encode(data))
 
     def join(self, params: list) -> list:
-        """Per-block parameters joined per run."""
+        """Per-block parameters joined per group."""
         return [
-            params[first] if stop - first == 1 else block.join(params[first:stop])
-            for (first, stop), block in zip(self.runs, self.blocks, strict=True)
+            params[index[0]] if len(index) == 1 else block.join([params[i] for i in index])
+            for index, block in zip(self.groups, self.blocks, strict=True)
         ]
 
     def split(self, params: list) -> list:
-        """Per-run parameters split back into one dict per block."""
-        out = []
-        for (first, stop), block, values in zip(self.runs, self.blocks, params, strict=True):
-            group = self.problem.blocks[first:stop]
-            out.extend([values] if len(group) == 1 else block.split(values, group))
+        """Per-group parameters split back into one dict per block, in block order."""
+        out: list = [None] * len(self.problem.blocks)
+        for index, block, values in zip(self.groups, self.blocks, params, strict=True):
+            group = [self.problem.blocks[i] for i in index]
+            parts = [values] if len(group) == 1 else block.split(values, group)
+            for i, part in zip(index, parts, strict=True):
+                out[i] = part
         return out
 
     def log_likelihood(self, params: list) -> np.ndarray:

@@ -55,12 +55,17 @@ __all__ = [
 ]
 
 EM_ESTIMATES = ("ml", "map", "mean")
-INITS = ("random", "uniform")
+INITS = ("kmeans", "k-means++", "random", "uniform")
 
 #: Convergence: EM stops when the objective's remaining gain, extrapolated from the last
 #: gains (Aitken), is at most ``tol`` per row (of weight).
 DEFAULT_TOL = 1e-8
 DEFAULT_MAX_ITER = 2000
+#: The share of every row's weight a k-means start spreads evenly over the components.
+KMEANS_SHARE = 0.05
+#: Up to this many entries (rows x columns) of X, the default is 5 restarts; beyond, one
+#: (from k-means, as scikit-learn's GaussianMixture).
+AUTO_RESTART_ENTRIES = 10**6
 
 
 class MonotonicityError(RuntimeError):
@@ -371,18 +376,62 @@ class _Problem:
         component k starts as half the whole data (slightly perturbed) and half its
         seed row: asymmetric, and never exactly equal even when two seed rows coincide.
         """
-        usable = np.ones(self.n, bool) if self.weights is None else self.weights > 0
-        pool = np.flatnonzero(usable if self.known is None else usable & (self.known < 0))
-        if len(pool) < self.K:
-            pool = np.flatnonzero(usable)
-        if len(pool) < self.K:
-            pool = np.arange(self.n)
+        pool = self._seed_pool()
         weights = rng.dirichlet(np.ones(self.K), size=self.n).T.copy()
         seeds = rng.choice(pool, size=self.K, replace=False)
         boost = self.total_weight / self.K
         if self.weights is not None:
             boost = boost / np.maximum(self.weights[seeds], 1e-300)
         weights[np.arange(self.K), seeds] += boost
+        return self.fix_known(weights)
+
+    def _seed_pool(self) -> np.ndarray:
+        """The rows a random start may seed a component with: of positive weight and
+        unlabelled where possible (at least K of them)."""
+        usable = np.ones(self.n, bool) if self.weights is None else self.weights > 0
+        pool = np.flatnonzero(usable if self.known is None else usable & (self.known < 0))
+        if len(pool) < self.K:
+            pool = np.flatnonzero(usable)
+        if len(pool) < self.K:
+            pool = np.arange(self.n)
+        return pool
+
+    def kmeans_weights(self, rng: np.random.Generator, *, lloyd: bool = True) -> np.ndarray:
+        """Hard responsibilities (K, n) from k-means on the rows' features.
+
+        Every block gives its columns as numbers (:meth:`Family.seed_features`:
+        standardized Gaussian values, 0/1, categories one-hot, word proportions),
+        and scikit-learn's k-means++ picks K seed rows (:func:`sklearn.cluster.
+        kmeans_plusplus`, with the sample weights). ``lloyd=True``: scikit-learn's
+        :class:`~sklearn.cluster.KMeans` (Lloyd's iterations) goes on from those
+        seeds and every row starts in its cluster; ``lloyd=False``: in its nearest
+        seed's. Every row keeps :data:`KMEANS_SHARE` of its weight spread evenly over
+        the components, so no component starts empty and no probability starts at an
+        exact 0, which EM could never leave. Labelled rows stay in their component.
+        """
+        from sklearn.cluster import KMeans, kmeans_plusplus  # imported on use: slow
+
+        parts = [b.seed_features(self.table.take(b.columns)) for b in self.blocks]
+        if any(sparse.issparse(p) for p in parts):
+            features = sparse.hstack(parts, format="csr")
+            if features.nnz < 2**31:  # scikit-learn's k-means takes 32-bit indices only
+                features.indices = features.indices.astype(np.int32)
+                features.indptr = features.indptr.astype(np.int32)
+        else:
+            features = np.hstack(parts)
+        weight = None if self.weights is None else self.weights
+        seed = int(rng.integers(2**31 - 1))
+        if lloyd:
+            with warnings.catch_warnings():  # fewer distinct rows than K: said below
+                warnings.simplefilter("ignore")
+                kmeans = KMeans(self.K, init="k-means++", n_init=1, random_state=seed)
+                members = kmeans.fit(features, sample_weight=weight).labels_
+        else:
+            centres, _ = kmeans_plusplus(features, self.K, sample_weight=weight, random_state=seed)
+            cross = features @ centres.T
+            members = np.argmin((centres**2).sum(axis=1) - 2.0 * np.asarray(cross), axis=1)
+        weights = np.full((self.K, self.n), KMEANS_SHARE / self.K)
+        weights[members, np.arange(self.n)] += 1.0 - KMEANS_SHARE
         return self.fix_known(weights)
 
     def uniform_weights(self) -> np.ndarray:
@@ -811,8 +860,8 @@ def fit_mixture(
     method: str = "em",
     estimate: str | None = None,
     class_estimate: str | None = None,
-    init="random",
-    n_init: int = 5,
+    init="kmeans",
+    n_init: int | None = None,
     max_iter: int = DEFAULT_MAX_ITER,
     tol: float = DEFAULT_TOL,
     accelerate: bool = True,
@@ -873,9 +922,14 @@ def fit_mixture(
     class_estimate : {"mean", "map", "ml"}, optional
         Estimator of the component weights; default ``estimate``, or ``"mean"`` when
         ``estimate`` is None (the mode under the class prior's Dirichlet(alpha + 1)).
-    init : "random", "uniform", ndarray, Dataset, dict or fitted model
-        ``"random"`` (default): random responsibilities plus one heavy random seed
-        row per component, a random asymmetric start. ``"uniform"``: every
+    init : "kmeans", "k-means++", "random", "uniform", ndarray, Dataset, dict or fitted model
+        ``"kmeans"`` (default): k-means (scikit-learn's, from k-means++ seeds) on the
+        rows' features (standardized Gaussian columns, 0/1, categories one-hot, word
+        proportions: :meth:`~bayesnb.families.Family.seed_features`), every row
+        starting in its cluster's component, as scikit-learn's ``GaussianMixture``
+        starts. ``"k-means++"``: every row in its nearest k-means++ seed's component
+        (no Lloyd iterations). ``"random"``: random responsibilities plus one heavy
+        random seed row per component, a random asymmetric start. ``"uniform"``: every
         component equal to the whole data, the symmetric saddle point that EM cannot
         leave (for teaching: the fit warns and reports ``saddle=True``). An (n, K)
         array: starting responsibilities (rows summing to 1). Parameters in the
@@ -883,10 +937,12 @@ def fit_mixture(
         ``class_prob`` and one entry per feature, one per column of a Categorical or
         Binned block), or a fitted model of the same declaration: the starting
         parameters.
-    n_init : int, default 5
-        Random restarts; the fit with the highest final objective is returned and
-        every restart stays in :attr:`MixtureFit.restarts`. Only with
-        ``init="random"``.
+    n_init : int, optional
+        Restarts, each from its own random start (``"kmeans"``, ``"k-means++"`` or
+        ``"random"``); the fit with the highest final objective is returned and every
+        restart stays in :attr:`MixtureFit.restarts`. Default: 5, where restarts are
+        cheap (``X`` of at most :data:`AUTO_RESTART_ENTRIES` entries, or
+        ``init="random"``), else 1 (as scikit-learn's ``GaussianMixture``).
     max_iter : int, default 2000
         EM steps (one M-step and one sweep over the data each, counting accelerated
         points) per restart. Reaching it without converging raises a
@@ -976,6 +1032,9 @@ def fit_mixture(
                 f"{name} must be None, 'mean', 'map' or 'ml' for EM (lower case); got "
                 f"{value!r}.{why} Leave it unset for the per-family default."
             )
+    random_start = isinstance(init, str) and init in ("kmeans", "k-means++", "random")
+    if n_init is None:  # restarts where they are cheap, as scikit-learn's one beyond
+        n_init = 5 if init == "random" or _entries(X) <= AUTO_RESTART_ENTRIES else 1
     n_init = _check_count("n_init", n_init)
     max_iter = _check_count("max_iter", max_iter)
     tol = _check_tol(tol)
@@ -990,7 +1049,7 @@ def fit_mixture(
             f"parameters (an xarray.Dataset or dict) or a fitted model; got "
             f"{type(init).__name__}. Wrap responsibilities in np.asarray."
         )
-    given_start = not (isinstance(init, str) and init == "random")
+    given_start = not random_start
     if given_start and n_init != 1:
         raise InputError(
             f"n_init={n_init} restarts need random starts, but init={_describe(init)} is "
@@ -1011,7 +1070,11 @@ def fit_mixture(
     runs = []
     for restart in range(n_init):
         if isinstance(init, str):
-            start = problem.random_weights(rng) if init == "random" else problem.uniform_weights()
+            start = {
+                "kmeans": problem.kmeans_weights,
+                "k-means++": lambda r: problem.kmeans_weights(r, lloyd=False),
+                "random": problem.random_weights,
+            }.get(init, lambda _: problem.uniform_weights())(rng)
             state = problem.estimate(*problem.statistics(start))
         elif isinstance(init, np.ndarray):
             start = problem.fix_known(_check_resp(init, table.n_rows, problem.K))
@@ -1054,6 +1117,14 @@ def fit_mixture(
 
         return sample_mixture(problem, fits[best], sampler, draws, chains, tune, rng)
     return fits[best]
+
+
+def _entries(X) -> int:
+    """Rows times columns of ``X`` (any table :class:`~bayesnb._data.Table` takes)."""
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        shape = np.shape(X)
+    return int(np.prod(shape)) if len(shape) == 2 else 0
 
 
 def mixture_labels(n_components, y=None, init="random") -> list:

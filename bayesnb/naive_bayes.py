@@ -87,11 +87,30 @@ class NaiveBayes:
         ``counted=True``: the caller counts these rows next with responsibilities
         summing to ``sample_weight`` (see :meth:`bayesnb.families.Family.bind`).
         """
+        declared = declare(self.features, table)
+        # One declaration given to many columns, one feature each (an inferred frame, or
+        # one family for every column): bound at once where the family can.
+        shared: dict = {}
+        for i, (name, family, columns) in enumerate(declared):
+            if columns == [name]:
+                shared.setdefault(id(family), []).append(i)
+        bound: list = [None] * len(declared)
+        for index in shared.values():
+            if len(index) > 1:
+                family = declared[index[0]][1]
+                columns = [declared[i][0] for i in index]
+                blocks = family.bind_each(
+                    columns, table.take(columns), sample_weight=sample_weight, counted=counted
+                )
+                for i, block in zip(index, blocks or [None] * len(index), strict=True):
+                    bound[i] = block
         return [
-            family.bind(
+            block
+            if block is not None
+            else family.bind(
                 name, columns, table.take(columns), sample_weight=sample_weight, counted=counted
             )
-            for name, family, columns in declare(self.features, table)
+            for block, (name, family, columns) in zip(bound, declared, strict=True)
         ]
 
     def fit(

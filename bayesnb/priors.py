@@ -814,6 +814,19 @@ class NormalInverseGamma:
         beta = self.alpha * var if self.beta is None else self.beta
         return self._filled(mu, beta)
 
+    def column(self, j: int) -> NormalInverseGamma:
+        """The prior of column ``j`` alone: every parameter with a last axis of columns
+        (more than one entry) cut to that column, the others as they are."""
+
+        def cut(value):
+            if value is None or np.ndim(value) == 0 or np.shape(value)[-1] == 1:
+                return value
+            return np.asarray(value)[..., j : j + 1]
+
+        return NormalInverseGamma(
+            mu=cut(self.mu), kappa=cut(self.kappa), alpha=cut(self.alpha), beta=cut(self.beta)
+        )
+
     def _filled(self, mu, beta) -> NormalInverseGamma:
         return NormalInverseGamma(
             mu=np.asarray(mu, float),

@@ -320,7 +320,7 @@ def test_a_random_start_that_stops_at_a_saddle_leaves_it(monkeypatch):
     monkeypatch.setattr(
         mixture._Problem, "random_weights", lambda self, rng: self.uniform_weights()
     )
-    fit = model.cluster(X, 2, n_init=1, random_state=0)
+    fit = model.cluster(X, 2, init="random", n_init=1, random_state=0)
     assert fit.converged and not fit.saddle
     assert fit.objective == pytest.approx(best.objective, abs=1e-4)
     assert fit.history[1] == fit.history[0]  # the saddle: one step and no gain

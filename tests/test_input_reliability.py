@@ -16,7 +16,7 @@ import pytest
 
 import bayesnb as bnb
 from bayesnb import errors
-from bayesnb.families.base import fusion_runs
+from bayesnb.families.base import fusion_groups
 
 # -- labels -------------------------------------------------------------------------------
 
@@ -218,8 +218,9 @@ def test_wide_frame_params_and_counts_are_per_column():
     X, y = wide_frame()
     fit = bnb.NaiveBayes().fit(X, y, estimate="mean")
     assert [b.name for b in fit.blocks] == list(X.columns)
-    runs = fusion_runs(fit.blocks)
-    assert (0, 40) in runs and (41, 46) in runs  # fused in count, estimate and scoring
+    groups = fusion_groups(fit.blocks)  # fused in count, estimate and scoring
+    # the 0/1 columns c0..c39 and z (not adjacent), the string columns k0..k4, g alone
+    assert groups == [[*range(40), 46], [40], [41, 42, 43, 44, 45]]
     for j in range(40):
         col = f"c{j}"
         ones = [X[col][y == k].sum() for k in (0, 1)]
@@ -337,3 +338,53 @@ def test_a_sparse_count_matrix_is_inferred_multinomial_and_a_presence_matrix_ber
     )
     mix = bnb.NaiveBayes().cluster(counts, 2, random_state=0)  # counts cluster too
     assert mix.blocks[0].kind == "multinomial" and mix.converged
+
+
+def test_gaussian_columns_fuse_into_one_block_with_scikit_learns_numbers():
+    from sklearn.naive_bayes import GaussianNB
+
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 3, 200)
+    X = pd.DataFrame({f"g{j}": rng.normal(size=200) + 0.2 * j * y for j in range(30)})
+    X.insert(10, "s", rng.choice(["a", "b"], 200))  # not adjacent: still one group
+    fit = bnb.NaiveBayes().fit(X, y, estimate="ml", class_estimate="ml")
+    groups = fusion_groups(fit.blocks)
+    assert [*range(10), *range(11, 31)] in groups
+    theirs = GaussianNB(var_smoothing=0.0).fit(X.drop(columns="s"), y)
+    names = [c for c in X.columns if c != "s"]
+    mu = np.column_stack([fit.params[f"{c}_mu"].values for c in names])
+    var = np.column_stack([fit.params[f"{c}_var"].values for c in names])
+    np.testing.assert_allclose(mu, theirs.theta_, rtol=1e-12)
+    np.testing.assert_allclose(var, theirs.var_, rtol=1e-12)
+    # every block keeps its own default prior, resolved from its own column
+    for j, c in enumerate(names[:3]):
+        block = fit.blocks[list(X.columns).index(c)]
+        np.testing.assert_allclose(block.prior.mu[:, 0], theirs.theta_[:, j], rtol=1e-12)
+
+
+def test_pandas_categorical_columns_read_by_their_codes_equal_string_columns():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 120)
+    raw = {f"c{j}": rng.choice(["lo", "mid", "hi"], 120).astype(object) for j in range(6)}
+    raw["c0"][:5] = None  # missing
+    strings = pd.DataFrame(raw)
+    cats = strings.astype(pd.CategoricalDtype(["mid", "lo", "hi", "unused"]))  # own order
+    a = bnb.NaiveBayes().fit(strings, y)
+    b = bnb.NaiveBayes().fit(cats, y)
+    for j in range(6):  # a categorical's categories are its dtype's, unused ones included
+        assert b.blocks[j].column_categories == [["mid", "lo", "hi", "unused"]]
+        np.testing.assert_array_equal(
+            b.counts[f"c{j}"].sel(c0_category=["hi", "lo", "mid"]).values
+            if j == 0
+            else b.counts[f"c{j}"].sel({f"c{j}_category": ["hi", "lo", "mid"]}).values,
+            a.counts[f"c{j}"].values,
+        )
+    test = strings.iloc[:20].copy()
+    test.iloc[0, 1] = "new"  # unseen: marginalized on both sides
+    pa = a.predict_proba(test)
+    cat_test = test.astype(pd.CategoricalDtype(["hi", "new", "lo", "mid"]))  # other codes
+    # the categorical fit differs by its 'unused' category's pseudo-count: without it,
+    # its codes give the string fit's numbers whatever the codes' order
+    c = bnb.NaiveBayes().fit(strings.astype(pd.CategoricalDtype(["mid", "lo", "hi"])), y)
+    np.testing.assert_allclose(c.predict_proba(cat_test), pa, rtol=1e-13)
+    assert b.predict_proba(cat_test).shape == pa.shape

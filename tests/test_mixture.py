@@ -660,7 +660,7 @@ def test_save_and_load_round_trip(tmp_path):
             {"y": ["democrat"] + [None] * 434, "n_components": ["a", "b"]},
             "not among the components",
         ),
-        ({"init": "kmeans"}, "init must be one of"),
+        ({"init": "k-medoids"}, "init must be one of"),
     ],
 )
 def test_bad_input_is_named(options, match):

@@ -42,8 +42,12 @@ def _product(design, weights: np.ndarray) -> np.ndarray:
 
 def _float_blocks(design: np.ndarray):
     """``(rows, block)`` over consecutive row blocks of a dense design, each cast to
-    float64 into one reused buffer (so the design is never copied whole)."""
-    buf = np.empty((min(design.shape[0], _BLOCK_ENTRIES), design.shape[1]))
+    float64 into one reused buffer (so the design is never copied whole). The buffer
+    has the design's memory order, so a column-major design (a DataFrame's block, as
+    ``to_numpy`` gives it) is read column by column, contiguously."""
+    fortran = design.flags.f_contiguous and not design.flags.c_contiguous
+    step = max(1, _BLOCK_ENTRIES // max(1, design.shape[1]))  # _row_blocks' rows
+    buf = np.empty((min(design.shape[0], step), design.shape[1]), order="F" if fortran else "C")
     for rows in _row_blocks(*design.shape):
         block = buf[: rows.stop - rows.start]
         np.copyto(block, design[rows], casting="unsafe")

@@ -98,21 +98,52 @@ class Family:
     def _learn(self, data, sample_weight=None) -> None:  # pragma: no cover - overridden
         pass
 
+    def bind_each(
+        self, columns: list, data, sample_weight=None, *, counted: bool = False
+    ) -> list[Family] | None:
+        """This declaration bound to each of ``columns`` as its own feature (named by
+        its column), from ``data`` holding them all: the blocks :meth:`bind` gives
+        column by column, learnt in one pass over the block. None when this family
+        cannot (:meth:`_column_block`), or when the block raised or warned: the caller
+        then binds column by column, whose messages name their own feature."""
+        if not self.multi_column or not self._binds_each(data):
+            return None
+        block = _quietly(
+            lambda: self.bind(
+                columns[0], columns, data, sample_weight=sample_weight, counted=counted
+            )
+        )
+        if block is None:
+            return None
+        return [block._column_block(j) for j in range(len(columns))]
+
+    def _binds_each(self, data) -> bool:
+        """Whether :meth:`bind_each` may bind ``data``'s columns at once (no by default)."""
+        return False
+
+    def _column_block(self, j: int) -> Family:  # pragma: no cover - with _binds_each
+        """Column ``j`` of this bound block as a feature of its own, named by it."""
+        raise NotImplementedError
+
     def params_from(self, source, K: int) -> dict:  # pragma: no cover - overridden
         """This block's internal parameters from ``source``: parameters in the layout of
         :meth:`to_xarray` with a ``component`` axis of ``K`` entries (an
         ``xarray.Dataset`` or a dict), checked; EM starts from them."""
         raise NotImplementedError
 
-    # -- fused runs (see fusion_runs) -------------------------------------------------------
+    # -- fused groups (see fusion_groups) ---------------------------------------------------
     def fusion_key(self):
         """A hashable key shared by the adjacent single-column features that can be
-        processed as one block (:func:`fusion_runs`); None: this one is not."""
+        processed as one block (:func:`fusion_groups`); None: this one is not."""
         return None
 
     def fused(self, blocks) -> Family:  # pragma: no cover - with fusion_key
         """One block over the columns of ``blocks`` (this one first, equal keys)."""
         raise NotImplementedError
+
+    def adopt(self, fused: Family, j: int) -> None:
+        """Take what estimating the ``fused`` block (of which this block is column ``j``)
+        resolved, as estimating this block alone would have (nothing by default)."""
 
     def split(self, values: dict, blocks) -> list[dict]:  # pragma: no cover - with fusion_key
         """Statistics or parameters of this fused block, one dict per block."""
@@ -127,6 +158,12 @@ class Family:
         a family may spend more here to make each later ``count`` and
         ``log_likelihood`` cheaper. By default :meth:`encode`."""
         return self.encode(data)
+
+    def seed_features(self, data):  # pragma: no cover - overridden by every family
+        """The rows of ``data`` (this block's columns) as numbers (n, p), dense or CSR,
+        for k-means to start a mixture from (:meth:`bayesnb.NaiveBayes.cluster`'s
+        ``init="kmeans"``): two rows that differ in one value are about 1 apart."""
+        raise NotImplementedError
 
     # -- cluster reports (see bayesnb.cluster_reports) --------------------------------------
     def attribute_names(self) -> list:
@@ -235,31 +272,35 @@ class Family:
 
 
 # ----------------------------------------------------------------------------------------
-# Fused runs: adjacent single-column features processed as one block
+# Fused groups: single-column features processed as one block
 # ----------------------------------------------------------------------------------------
 #
 # A DataFrame declared (or inferred) one feature per column has one block per column, and
-# a block costs a few Python calls however small it is. Adjacent blocks whose family
-# says they fuse (equal :meth:`Family.fusion_key`) are counted, estimated and scored as
-# one block over all their columns; the results are split back into one block each, so
-# the blocks, their statistics and parameters (and so ``params``/``counts``) are exactly
-# those of one feature per column. Whenever the fused call raises or warns, the run is
-# done block by block instead, so every message names its own feature.
+# a block costs a few Python calls however small it is. Blocks whose family says they
+# fuse (equal :meth:`Family.fusion_key`, wherever they stand among the columns) are
+# counted, estimated and scored as one block over all their columns; the results are
+# split back into one block each, so the blocks, their statistics and parameters (and so
+# ``params``/``counts``) are exactly those of one feature per column. Whenever the fused
+# call raises or warns, the group is done block by block instead, so every message names
+# its own feature.
 
 
-def fusion_runs(blocks) -> list[tuple[int, int]]:
-    """``(start, stop)`` of every maximal run of adjacent blocks with the same (not
-    None) :meth:`Family.fusion_key`; a block that fuses with nothing is a run alone."""
-    runs, start, key = [], 0, None
+def fusion_groups(blocks) -> list[list[int]]:
+    """The positions of every group of blocks with the same (not None)
+    :meth:`Family.fusion_key`, in order of their first block; a block that fuses with
+    nothing is a group alone."""
+    groups: list[list[int]] = []
+    by_key: dict = {}
     for i, block in enumerate(blocks):
-        this = block.fusion_key()
-        if i and (this is None or this != key):
-            runs.append((start, i))
-            start = i
-        key = this
-    if len(blocks):
-        runs.append((start, len(blocks)))
-    return runs
+        key = block.fusion_key()
+        if key is None:
+            groups.append([i])
+        elif key in by_key:
+            by_key[key].append(i)
+        else:
+            by_key[key] = [i]
+            groups.append(by_key[key])
+    return groups
 
 
 def _quietly(call):
@@ -275,39 +316,47 @@ def _quietly(call):
 
 
 def count_blocks(blocks, table, resp) -> list[dict]:
-    """``block.count(block.encode(columns), resp)`` of every block, runs fused."""
-    stats = []
-    for start, stop in fusion_runs(blocks):
-        group = blocks[start:stop]
+    """``block.count(block.encode(columns), resp)`` of every block, groups fused."""
+    stats: list = [None] * len(blocks)
+    for index in fusion_groups(blocks):
+        group = [blocks[i] for i in index]
+        out = None
         if len(group) > 1:
             fused = group[0].fused(group)
             out = _quietly(lambda f=fused: f.count(f.encode(table.take(f.columns)), resp))
-            if out is not None:
-                stats.extend(fused.split(out, group))
-                continue
-        stats.extend(b.count(b.encode(table.take(b.columns)), resp) for b in group)
+        parts = (
+            fused.split(out, group)
+            if out is not None
+            else [b.count(b.encode(table.take(b.columns)), resp) for b in group]
+        )
+        for i, part in zip(index, parts, strict=True):
+            stats[i] = part
     return stats
 
 
 def estimate_blocks(blocks, stats, methods: dict, labels=None) -> list[dict]:
-    """``block.estimate_params(stats, methods[block.name])`` of every block, runs fused
+    """``block.estimate_params(stats, methods[block.name])`` of every block, groups fused
     where their estimators agree; ``labels`` names the classes in error messages."""
-    params: list = []
-    for start, stop in fusion_runs(blocks):
-        group, group_stats = blocks[start:stop], stats[start:stop]
+    params: list = [None] * len(blocks)
+    for index in fusion_groups(blocks):
+        group = [blocks[i] for i in index]
         method = methods[group[0].name]
+        out = None
         if len(group) > 1 and all(methods[b.name] == method for b in group):
             fused = group[0].fused(group)
-            out = _quietly(
-                lambda f=fused, st=group_stats, m=method: f.estimate_params(f.join(st), m)
-            )
-            if out is not None:
-                params.extend(fused.split(out, group))
-                continue
-        params.extend(
-            b.estimate_params(st, methods[b.name], labels=labels)
-            for b, st in zip(group, group_stats, strict=True)
-        )
+            joined = fused.join([stats[i] for i in index])
+            out = _quietly(lambda f=fused, st=joined, m=method: f.estimate_params(st, m))
+        if out is not None:
+            parts = fused.split(out, group)
+            for j, block in enumerate(group):
+                block.adopt(fused, j)
+        else:
+            parts = [
+                blocks[i].estimate_params(stats[i], methods[blocks[i].name], labels=labels)
+                for i in index
+            ]
+        for i, part in zip(index, parts, strict=True):
+            params[i] = part
     return params
 
 
@@ -317,14 +366,14 @@ class FusedScorer:
 
     def __init__(self, blocks, block_params):
         self.blocks, self.block_params = blocks, block_params
-        self.runs = []
-        for start, stop in fusion_runs(blocks):
-            group = blocks[start:stop]
-            if len(group) > 1:
-                fused = group[0].fused(group)
-                self.runs.append((start, stop, fused, fused.join(block_params[start:stop])))
+        self.groups = []
+        for index in fusion_groups(blocks):
+            if len(index) > 1:
+                fused = blocks[index[0]].fused([blocks[i] for i in index])
+                joined = fused.join([block_params[i] for i in index])
+                self.groups.append((index, fused, joined))
             else:
-                self.runs.append((start, stop, None, None))
+                self.groups.append((index, None, None))
 
     def scores(self, table, *, posterior: bool = False) -> np.ndarray:
         """``sum_i log p(x_i | c)``, (n, K) (up to a constant of every row when
@@ -337,17 +386,12 @@ class FusedScorer:
             return block.log_likelihood(enc, params)
 
         jll = None
-        for start, stop, fused, joined in self.runs:
+        for index, fused, joined in self.groups:
             term = None if fused is None else _quietly(lambda f=fused, p=joined: score(f, p))
             terms = (
                 [term]
                 if term is not None
-                else [
-                    score(b, p)
-                    for b, p in zip(
-                        self.blocks[start:stop], self.block_params[start:stop], strict=True
-                    )
-                ]
+                else [score(self.blocks[i], self.block_params[i]) for i in index]
             )
             for t in terms:
                 jll = t if jll is None else jll.__iadd__(t)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import warnings
 from collections.abc import Hashable
@@ -318,7 +319,27 @@ class Bernoulli(_Discrete):
     def category_labels(self) -> list:
         return list(self.values)
 
-    # -- fused runs (see bayesnb.families.base.fusion_runs) ---------------------------------
+    def seed_features(self, data):
+        """The 0/1 values; a missing one at its column's frequency of 1."""
+        x, observed = self._checked(self.encode(data))
+        if sparse.issparse(x) or observed is None:
+            return x.astype(float) if not sparse.issparse(x) else x
+        x = np.asarray(x, dtype=float)
+        seen = np.asarray(observed, dtype=bool)
+        share = (x * seen).sum(axis=0) / np.maximum(seen.sum(axis=0), 1)
+        return np.where(seen, x, share)
+
+    def _binds_each(self, data) -> bool:
+        """Numeric columns (read as an array): each takes the values 0 and 1."""
+        return not isinstance(data, pd.DataFrame)
+
+    def _column_block(self, j: int) -> Bernoulli:
+        out = copy.copy(self)
+        out.name = str(self.columns[j])
+        out.columns = [self.columns[j]]
+        return out
+
+    # -- fused groups (see bayesnb.families.base.fusion_groups) -----------------------------
     def fusion_key(self):
         """Single 0/1 columns, each its own feature, under equal priors and estimators."""
         if self.n_columns != 1 or self.columns != [self.name] or self.values != (0, 1):
@@ -676,6 +697,30 @@ class Categorical(_Discrete):
         if all(c == learned[0] for c in learned):
             self.categories = list(learned[0])
 
+    def seed_features(self, data) -> sparse.csr_array:
+        """Every column's categories one-hot, scaled by 1/sqrt(2) (two different
+        values 1 apart); a missing or unseen value all 0."""
+        codes = self.codes(data, unseen="marginalize")
+        n = codes.shape[0]
+        starts = np.concatenate([[0], np.cumsum(self.column_sizes())[:-1]])
+        rows, cols = np.nonzero(codes >= 0)
+        return sparse.csr_array(
+            (np.full(rows.size, np.sqrt(0.5)), (rows, starts[cols] + codes[rows, cols])),
+            shape=(n, int(np.sum(self.column_sizes()))),
+        )
+
+    def _binds_each(self, data) -> bool:
+        """A Categorical (not a Binned) learns every column's categories on its own."""
+        return type(self) is Categorical
+
+    def _column_block(self, j: int) -> Categorical:
+        out = copy.copy(self)
+        out.name = str(self.columns[j])
+        out.columns = [self.columns[j]]
+        out.column_categories = [self.column_categories[j]]
+        out.categories = list(self.column_categories[j])
+        return out
+
     def _check_declared(self, data) -> None:
         """Raise when a training value lies outside the declared ``categories`` (it
         would otherwise be dropped from the counts without a word)."""
@@ -695,7 +740,7 @@ class Categorical(_Discrete):
     def value_domains(self) -> list[list]:
         return [list(c) for c in self.column_categories]
 
-    # -- fused runs (see bayesnb.families.base.fusion_runs) ---------------------------------
+    # -- fused groups (see bayesnb.families.base.fusion_groups) -----------------------------
     def fusion_key(self):
         """Single columns, each its own feature, under equal scalar priors, estimators
         and ``unseen`` policies (a Binned feature does not fuse)."""
@@ -818,14 +863,26 @@ class Categorical(_Discrete):
         arr = None if frame is not None else _as_2d(data)
         n = len(frame) if frame is not None else arr.shape[0]
         out = np.empty((n, self.n_columns), dtype=np.intp)
+        series = [s for _, s in frame.items()] if frame is not None else None
         for j, categories in enumerate(self.column_categories):
             if frame is not None:
-                col = frame.iloc[:, j]
+                col = series[j]
                 values = col.to_numpy() if isinstance(col.dtype, np.dtype) else None
             else:
                 values = arr[:, j]
                 col = None
-            if values is not None and values.dtype.kind in "iu" and _is_range(categories):
+            if col is not None and isinstance(col.dtype, pd.CategoricalDtype):
+                # a pandas categorical: its codes, mapped onto the categories once
+                raw = col.array.codes
+                own = col.array.categories
+                if len(own) == len(categories) and own.equals(self._category_index(j)):
+                    out[:, j] = raw  # the same categories in the same order: the codes
+                else:
+                    mapping = np.append(self._category_index(j).get_indexer(own), -1)
+                    out[:, j] = mapping[raw]  # code -1 (missing) picks the appended -1
+                observed = raw >= 0
+                unseen_mask = (out[:, j] < 0) & observed
+            elif values is not None and values.dtype.kind in "iu" and _is_range(categories):
                 values = values.astype(np.int64)  # a huge unsigned one turns negative
                 unseen_mask = (values < 0) | (values >= len(categories))
                 out[:, j] = np.where(unseen_mask, -1, values)
@@ -852,6 +909,10 @@ class Categorical(_Discrete):
                 if len(bad) == n_observed > 1:
                     self._warn_all_unseen(j, bad)
         return out
+
+    def _category_index(self, j: int) -> pd.Index:
+        """Column ``j``'s categories as a pandas Index."""
+        return _category_index(tuple(self.column_categories[j]))
 
     def _check_finite(self, values: np.ndarray, j: int) -> None:
         """Raise on an infinite value (NaN is missing): a category must be a number."""
@@ -1513,6 +1574,15 @@ class Multinomial(_Discrete):
     def encode_repeated(self, data):
         return self._checked(self.encode(data))
 
+    def seed_features(self, data):
+        """Every row's counts as proportions of its total (an empty row all 0)."""
+        x = self._checked(self.encode(data))
+        totals = np.asarray(x.sum(axis=1)).ravel()
+        scale = 1.0 / np.where(totals > 0, totals, 1.0)
+        if sparse.issparse(x):
+            return sparse.csr_array(sparse.diags_array(scale) @ x)
+        return x * scale[:, None]
+
     def count(self, enc, resp) -> dict:
         if isinstance(enc, _Unchecked) and isinstance(resp, Labels):
             x = enc.values
@@ -1713,6 +1783,12 @@ def _declared_categories(categories) -> list:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _category_index(categories: tuple) -> pd.Index:
+    """``categories`` as a pandas Index, made once for each list of categories."""
+    return pd.Index(list(categories), dtype=object, tupleize_cols=False)
+
+
 def _observed_categories(data, columns: list) -> list[list]:
     """The sorted values seen in every column (a pandas categorical: its categories).
 
@@ -1723,8 +1799,7 @@ def _observed_categories(data, columns: list) -> list[list]:
         data = data.to_frame()
     if isinstance(data, pd.DataFrame):
         out = []
-        for j in range(data.shape[1]):
-            col = data.iloc[:, j]
+        for j, (_, col) in enumerate(data.items()):
             if isinstance(col.dtype, pd.CategoricalDtype):
                 out.append(list(col.cat.categories))
             else:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import warnings
+
 import numpy as np
 import xarray as xr
 from scipy import special
@@ -16,6 +19,7 @@ from bayesnb.priors import NormalInverseGamma
 from bayesnb.sufficient import merge_stats, pool_stats
 
 LOG_2PI = np.log(2.0 * np.pi)
+_NIG_FIELDS = ("mu", "kappa", "alpha", "beta")
 
 
 class Gaussian(Family):
@@ -142,6 +146,60 @@ class Gaussian(Family):
         if not self._pending():  # nothing to learn from the data
             self.prior = self.prior.resolve(None, None)
 
+    # -- fused groups (see bayesnb.families.base.fusion_groups) -----------------------------
+    def fusion_key(self):
+        """Single columns, each its own feature, under equal estimators, ``ddof`` and
+        ``var_floor``, and priors of one layout: each parameter the default (None), one
+        shared number, or one value per class of this column (e.g. the default once
+        resolved), which the fused block lays side by side."""
+        if self.n_columns != 1 or self.columns != [self.name]:
+            return None
+        layout = []
+        for name in _NIG_FIELDS:
+            v = getattr(self.prior, name)
+            if v is None:
+                layout.append(None)
+            elif np.ndim(v) == 0:
+                layout.append(float(v))
+            elif np.shape(v)[-1] == 1:
+                layout.append(("per column", np.shape(v)))
+            else:
+                return None
+        return ("gaussian", self.estimate, self.ddof, self.var_floor, *layout)
+
+    def fused(self, blocks) -> Gaussian:
+        out = copy.copy(self)
+        out.columns = [b.columns[0] for b in blocks]
+        values = {}
+        for name in _NIG_FIELDS:
+            v = getattr(self.prior, name)
+            if v is not None and np.ndim(v) != 0:  # one value per column: side by side
+                v = np.concatenate([np.asarray(getattr(b.prior, name)) for b in blocks], axis=-1)
+            values[name] = v
+        out.prior = NormalInverseGamma(**values)
+        return out
+
+    def split(self, values: dict, blocks) -> list[dict]:
+        return [{k: v[:, j : j + 1] for k, v in values.items()} for j in range(len(blocks))]
+
+    def join(self, values: list) -> dict:
+        return {k: np.concatenate([v[k] for v in values], axis=1) for k in values[0]}
+
+    def _binds_each(self, data) -> bool:
+        return True
+
+    def _column_block(self, j: int) -> Gaussian:
+        out = copy.copy(self)
+        out.name = str(self.columns[j])
+        out.columns = [self.columns[j]]
+        out.prior = self.prior.column(j)
+        return out
+
+    def adopt(self, fused: Gaussian, j: int) -> None:
+        """The default prior the fused estimate resolved, column ``j`` of it."""
+        if self._pending() and not fused._pending():
+            self.prior = fused.prior.column(j)
+
     def _pending(self) -> bool:
         """Whether the prior still has data-dependent defaults (``mu`` or ``beta``)."""
         return self.prior.mu is None or self.prior.beta is None
@@ -192,6 +250,17 @@ class Gaussian(Family):
         where the values are read (``count``, ``log_likelihood``), and an infinite
         value raises there."""
         return np.asarray(_as_float_matrix(data, self._what()), dtype=float)
+
+    def seed_features(self, data) -> np.ndarray:
+        """Every column standardized (a constant one centred only); a missing value
+        at the column's mean, 0."""
+        x = self.encode(data)
+        self._check_finite(x)
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column
+            centre, spread = np.nanmean(x, axis=0), np.nanstd(x, axis=0)
+        spread = np.where(np.isfinite(spread) & (spread > 0), spread, 1.0)
+        return np.nan_to_num((x - np.nan_to_num(centre)) / spread, nan=0.0)
 
     def count(self, enc, resp) -> dict:
         x = enc
