@@ -223,9 +223,15 @@ def infer_family(values, name: str = "X") -> Family:
         return Categorical()
     if arr.dtype.kind == "b":
         return Bernoulli()
+    head = arr[:_INFER_HEAD]
     if arr.dtype.kind in "iu":
+        if head.size and not ((head == 0) | (head == 1)).all():  # no need to read on
+            return Categorical()
         binary = arr.size and arr.min() >= 0 and arr.max() <= 1
         return Bernoulli() if binary else Categorical()
+    with np.errstate(invalid="ignore"):
+        if head.size and not ((head == 0.0) | (head == 1.0) | np.isnan(head)).all():
+            return Gaussian()  # a value other than 0/1, so one observed: no need to read on
     missing = np.isnan(arr)
     if missing.all():
         _no_observed_value(name, arr.dtype)
@@ -242,23 +248,37 @@ def _infer_numeric(arr: np.ndarray, name) -> list[Family] | None:
     # One declaration of each family for every column: binding copies it per column.
     if kind == "b":
         return [Bernoulli()] * d
+    if kind not in "iuf":
+        return None
+    # A column with a value other than 0 and 1 (or NaN) among its first rows is no
+    # Bernoulli (and, for floats, has an observed value): only the others are read whole.
+    head = arr[:_INFER_HEAD]
+    with np.errstate(invalid="ignore"):
+        binary = ((head == 0) | (head == 1) | (np.isnan(head) if kind == "f" else False)).all(
+            axis=0
+        )
+    index = np.flatnonzero(binary)
+    if index.size:
+        rest = arr[:, index]
+        with np.errstate(invalid="ignore"):
+            missing = np.isnan(rest) if kind == "f" else np.zeros(rest.shape, bool)
+            binary[index] = ((rest == 0) | (rest == 1) | missing).all(axis=0)
+            observed = ~missing.all(axis=0) if arr.shape[0] else np.zeros(index.size, bool)
+        if kind == "f" and not observed.all():
+            j = int(index[np.flatnonzero(~observed)[0]])
+            _no_observed_value(name[j] if isinstance(name, list) else name, arr.dtype)
     if kind in "iu":
         if not arr.size:
             return [Categorical()] * d
-        binary = (arr.min(axis=0) >= 0) & (arr.max(axis=0) <= 1)
         bernoulli, categorical = Bernoulli(), Categorical()
         return [bernoulli if b else categorical for b in binary]
-    if kind != "f":
-        return None
-    with np.errstate(invalid="ignore"):
-        missing = np.isnan(arr)
-        observed = ~missing.all(axis=0) if arr.shape[0] else np.zeros(d, bool)
-        binary = ((arr == 0.0) | (arr == 1.0) | missing).all(axis=0)
-    if not observed.all():
-        j = int(np.flatnonzero(~observed)[0])
-        _no_observed_value(name[j] if isinstance(name, list) else name, arr.dtype)
     bernoulli, gaussian = Bernoulli(), Gaussian()
     return [bernoulli if b else gaussian for b in binary]
+
+
+#: Rows :func:`_infer_numeric` reads first: a column they show to be no Bernoulli is
+#: not read whole.
+_INFER_HEAD = 64
 
 
 def _no_observed_value(name, dtype):

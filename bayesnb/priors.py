@@ -818,14 +818,17 @@ class NormalInverseGamma:
         """The prior of column ``j`` alone: every parameter with a last axis of columns
         (more than one entry) cut to that column, the others as they are."""
 
-        def cut(value):
-            if value is None or np.ndim(value) == 0 or np.shape(value)[-1] == 1:
-                return value
-            return np.asarray(value)[..., j : j + 1]
+        def per_column(value) -> bool:
+            return value is not None and np.ndim(value) != 0 and np.shape(value)[-1] != 1
 
-        return NormalInverseGamma(
-            mu=cut(self.mu), kappa=cut(self.kappa), alpha=cut(self.alpha), beta=cut(self.beta)
-        )
+        values = self._values()
+        if not any(per_column(v) for v in values):
+            return self  # nothing per column: the same prior (it is immutable)
+        out = object.__new__(NormalInverseGamma)  # slices of checked values: no new check
+        for name, value in zip(("mu", "kappa", "alpha", "beta"), values, strict=True):
+            cut = np.asarray(value)[..., j : j + 1] if per_column(value) else value
+            object.__setattr__(out, name, cut)
+        return out
 
     def _filled(self, mu, beta) -> NormalInverseGamma:
         return NormalInverseGamma(
