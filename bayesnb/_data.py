@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from bayesnb import _compiled
+from bayesnb._lazy import sparse
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
 from bayesnb.families._kernels import Labels, value_array

@@ -21,8 +21,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import special
 
+from bayesnb._lazy import special
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli
 from bayesnb.mixture import MixtureFit, _problem_at

@@ -13,7 +13,8 @@ and its ``mean`` and ``std``.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+
+from bayesnb._lazy import special
 
 __all__ = [
     "BetaMarginal",

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import sparse
 
 from bayesnb import cluster_reports, model_choice
 from bayesnb._data import Table, check_sample_weight
+from bayesnb._lazy import sparse
 from bayesnb._starts import component_labels, start_params
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.model import FittedModel, check_draw_count, estimate_all, feature_log_likelihood

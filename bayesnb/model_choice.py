@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from bayesnb._data import Table
+from bayesnb._lazy import sparse
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import _xlogp_sum
 from bayesnb.model import log_sum_exp_rows, normalize

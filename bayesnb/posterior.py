@@ -20,9 +20,9 @@ import numbers
 
 import numpy as np
 import xarray as xr
-from scipy import special
 
 from bayesnb._data import check_count
+from bayesnb._lazy import special
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer

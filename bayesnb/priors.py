@@ -15,8 +15,8 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
+from bayesnb._lazy import special
 from bayesnb.errors import InputError, InputTypeError
 
 ESTIMATES = ("ml", "map", "mean", "predictive")

@@ -36,10 +36,10 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import sparse, special
 from sklearn.feature_extraction.text import CountVectorizer
 
 from bayesnb._data import Table, check_count, class_labels, encode_labels
+from bayesnb._lazy import sparse, special
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.families._kernels import _finite_nonnegative

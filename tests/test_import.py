@@ -4,7 +4,18 @@ when those features run."""
 import subprocess
 import sys
 
-HEAVY = ("sklearn", "pymc", "pytensor", "arviz", "matplotlib", "dask", "numba", "scipy.optimize")
+HEAVY = (
+    "sklearn",
+    "pymc",
+    "pytensor",
+    "arviz",
+    "matplotlib",
+    "dask",
+    "numba",
+    "scipy.optimize",
+    "scipy.sparse",
+    "scipy.special",
+)
 
 
 def test_import_bayesnb_imports_none_of_the_heavy_libraries():

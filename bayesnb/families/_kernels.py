@@ -7,9 +7,9 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from bayesnb import _compiled
+from bayesnb._lazy import sparse
 from bayesnb.errors import InputTypeError
 
 #: Entries of a dense design cast to float at a time: a block small enough to stay in

@@ -12,9 +12,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import sparse, special
 
 from bayesnb import _compiled
+from bayesnb._lazy import sparse, special
 from bayesnb.errors import InputError, InputTypeError, UnseenValuesWarning
 from bayesnb.families import _given
 from bayesnb.families._kernels import (
@@ -876,10 +876,10 @@ class Categorical(_Discrete):
                 raw = col.array.codes
                 own = col.array.categories
                 if len(own) == len(categories) and own.equals(self._category_index(j)):
-                    out[:, j] = raw  # the same categories in the same order: the codes
-                else:
-                    mapping = np.append(self._category_index(j).get_indexer(own), -1)
-                    out[:, j] = mapping[raw]  # code -1 (missing) picks the appended -1
+                    out[:, j] = raw  # the same categories in the same order: the codes,
+                    continue  # none of them unseen
+                mapping = np.append(self._category_index(j).get_indexer(own), -1)
+                out[:, j] = mapping[raw]  # code -1 (missing) picks the appended -1
                 observed = raw >= 0
                 unseen_mask = (out[:, j] < 0) & observed
             elif values is not None and values.dtype.kind in "iu" and _is_range(categories):

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 import xarray as xr
-from scipy import special
 
 from bayesnb import _compiled
+from bayesnb._lazy import special
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import _given
 from bayesnb.families._kernels import Labels, _as_float_matrix
