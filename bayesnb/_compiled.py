@@ -105,18 +105,29 @@ def _block_digits(values, start, stop, sizes, digits, outside, first):
     running count of entries outside, ``outside`` plus this block's, and the flat index
     of the first one (``first``, unless it is -1: none yet).
 
-    The rows are read once, row by row, into digits stored column by column, so the
-    sums of every group's place values run along contiguous rows.
+    The rows are read once into digits stored column by column, so the sums of every
+    group's place values run along contiguous rows: row by row from a row-major
+    ``values``, column by column from a column-major one (a DataFrame's block), so
+    that either is read in memory order.
     """
     n_columns = values.shape[1]
     here = 0
-    for r in range(stop - start):
-        row = values[start + r]
+    if values.strides[0] < values.strides[1]:  # column-major
         for j in range(n_columns):
-            v = row[j]
-            ok = (v >= 0) & (v < sizes[j])
-            digits[j, r] = np.int32(v) + 1 if ok else 0
-            here += not ok
+            size = sizes[j]
+            for r in range(stop - start):
+                v = values[start + r, j]
+                ok = (v >= 0) & (v < size)
+                digits[j, r] = np.int32(v) + 1 if ok else 0
+                here += not ok
+    else:
+        for r in range(stop - start):
+            row = values[start + r]
+            for j in range(n_columns):
+                v = row[j]
+                ok = (v >= 0) & (v < sizes[j])
+                digits[j, r] = np.int32(v) + 1 if ok else 0
+                here += not ok
     if here and first < 0:
         for e in range((stop - start) * n_columns):
             if digits[e % n_columns, e // n_columns] == 0:
@@ -408,6 +419,16 @@ def mark_values(values, seen):
     n, n_columns = values.shape
     cap = seen.shape[1]
     outside = 0
+    if values.strides[0] < values.strides[1]:  # column-major: down each column
+        for j in range(n_columns):
+            mark = seen[j]
+            for i in range(n):
+                v = values[i, j]
+                if (v >= 0) & (v < cap):
+                    mark[v] = True
+                else:
+                    outside += 1
+        return outside
     for i in range(n):
         row = values[i]
         for j in range(n_columns):

@@ -862,7 +862,8 @@ class Categorical(_Discrete):
         frame = data if isinstance(data, pd.DataFrame) else None
         arr = None if frame is not None else _as_2d(data)
         n = len(frame) if frame is not None else arr.shape[0]
-        out = np.empty((n, self.n_columns), dtype=np.intp)
+        # column-major: every column's codes written (and later read) in memory order
+        out = np.empty((n, self.n_columns), dtype=np.intp, order="F")
         series = [s for _, s in frame.items()] if frame is not None else None
         for j, categories in enumerate(self.column_categories):
             if frame is not None:
