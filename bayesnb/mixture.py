@@ -63,6 +63,12 @@ DEFAULT_TOL = 1e-8
 DEFAULT_MAX_ITER = 2000
 #: The share of every row's weight a k-means start spreads evenly over the components.
 KMEANS_SHARE = 0.05
+#: k-means++ seedings of a k-means start on a large X (beyond AUTO_RESTART_ENTRIES,
+#: where one restart is the default; the one k-means leaves tightest is kept; one
+#: seeding on a smaller X, whose restarts must start apart), and the most rows its
+#: centres are found from (a random sample of them beyond).
+KMEANS_INITS = 3
+KMEANS_ROWS = 20_000
 #: Up to this many entries (rows x columns) of X, the default is 5 restarts; beyond, one
 #: (from k-means, as scikit-learn's GaussianMixture).
 AUTO_RESTART_ENTRIES = 10**6
@@ -396,18 +402,22 @@ class _Problem:
             pool = np.arange(self.n)
         return pool
 
-    def kmeans_weights(self, rng: np.random.Generator, *, lloyd: bool = True) -> np.ndarray:
+    def kmeans_weights(
+        self, rng: np.random.Generator, *, lloyd: bool = True, seedings: int = KMEANS_INITS
+    ) -> np.ndarray:
         """Hard responsibilities (K, n) from k-means on the rows' features.
 
         Every block gives its columns as numbers (:meth:`Family.seed_features`:
         standardized Gaussian values, 0/1, categories one-hot, word proportions),
         and scikit-learn's k-means++ picks K seed rows (:func:`sklearn.cluster.
         kmeans_plusplus`, with the sample weights). ``lloyd=True``: scikit-learn's
-        :class:`~sklearn.cluster.KMeans` (Lloyd's iterations) goes on from those
-        seeds and every row starts in its cluster; ``lloyd=False``: in its nearest
-        seed's. Every row keeps :data:`KMEANS_SHARE` of its weight spread evenly over
-        the components, so no component starts empty and no probability starts at an
-        exact 0, which EM could never leave. Labelled rows stay in their component.
+        :class:`~sklearn.cluster.KMeans` (Lloyd's iterations, the best of
+        ``seedings`` seedings) goes on from those seeds, on a random sample of
+        :data:`KMEANS_ROWS` rows when there are more, and every row starts in its
+        nearest centre's component; ``lloyd=False``: in its nearest seed's. Every row
+        keeps :data:`KMEANS_SHARE` of its weight spread evenly over the components, so
+        no component starts empty and no probability starts at an exact 0, which EM
+        could never leave. Labelled rows stay in their component.
         """
         from sklearn.cluster import KMeans, kmeans_plusplus  # imported on use: slow
 
@@ -422,10 +432,14 @@ class _Problem:
         weight = None if self.weights is None else self.weights
         seed = int(rng.integers(2**31 - 1))
         if lloyd:
-            with warnings.catch_warnings():  # fewer distinct rows than K: said below
+            rows = np.arange(self.n)
+            if self.n > KMEANS_ROWS:  # the clusters' centres from a sample of the rows
+                rows = np.sort(np.random.default_rng(seed).choice(self.n, KMEANS_ROWS, False))
+            with warnings.catch_warnings():  # fewer distinct rows than K: never mind
                 warnings.simplefilter("ignore")
-                kmeans = KMeans(self.K, init="k-means++", n_init=1, random_state=seed)
-                members = kmeans.fit(features, sample_weight=weight).labels_
+                kmeans = KMeans(self.K, init="k-means++", n_init=seedings, random_state=seed)
+                kmeans.fit(features[rows], sample_weight=None if weight is None else weight[rows])
+                members = kmeans.predict(features)
         else:
             centres, _ = kmeans_plusplus(features, self.K, sample_weight=weight, random_state=seed)
             cross = features @ centres.T
@@ -1033,8 +1047,9 @@ def fit_mixture(
                 f"{value!r}.{why} Leave it unset for the per-family default."
             )
     random_start = isinstance(init, str) and init in ("kmeans", "k-means++", "random")
+    large = _entries(X) > AUTO_RESTART_ENTRIES
     if n_init is None:  # restarts where they are cheap, as scikit-learn's one beyond
-        n_init = 5 if init == "random" or _entries(X) <= AUTO_RESTART_ENTRIES else 1
+        n_init = 5 if init == "random" or not large else 1
     n_init = _check_count("n_init", n_init)
     max_iter = _check_count("max_iter", max_iter)
     tol = _check_tol(tol)
@@ -1071,7 +1086,11 @@ def fit_mixture(
     for restart in range(n_init):
         if isinstance(init, str):
             start = {
-                "kmeans": problem.kmeans_weights,
+                # large X (one restart by default): the best of several seedings;
+                # else (restarts by default) one each, so that they start apart
+                "kmeans": lambda r: problem.kmeans_weights(
+                    r, seedings=KMEANS_INITS if large else 1
+                ),
                 "k-means++": lambda r: problem.kmeans_weights(r, lloyd=False),
                 "random": problem.random_weights,
             }.get(init, lambda _: problem.uniform_weights())(rng)

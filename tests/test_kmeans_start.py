@@ -64,14 +64,21 @@ def blobs(n=3000, d=4, k=3, seed=5):
     return centres[z] + rng.normal(size=(n, d)), z
 
 
-def test_the_kmeans_start_is_scikit_learns_kmeans_from_the_same_seed():
+@pytest.mark.parametrize("sampled", [False, True])
+def test_the_kmeans_start_is_scikit_learns_kmeans_from_the_same_seed(sampled, monkeypatch):
     X, _ = blobs()
+    if sampled:  # more rows than k-means reads: its centres from a sample of them
+        monkeypatch.setattr(mixture, "KMEANS_ROWS", 500)
     model = bnb.NaiveBayes(bnb.Gaussian())
     problem = mixture._Problem(model, Table(X), [0, 1, 2], None, None, None, None)
     start = problem.kmeans_weights(np.random.default_rng(11))
     seed = int(np.random.default_rng(11).integers(2**31 - 1))  # the draw it makes
     standardized = (X - X.mean(axis=0)) / X.std(axis=0)
-    labels = KMeans(3, init="k-means++", n_init=1, random_state=seed).fit(standardized).labels_
+    rows = np.arange(len(X))
+    if sampled:
+        rows = np.sort(np.random.default_rng(seed).choice(len(X), 500, False))
+    kmeans = KMeans(3, init="k-means++", n_init=mixture.KMEANS_INITS, random_state=seed)
+    labels = kmeans.fit(standardized[rows]).predict(standardized)
     share = mixture.KMEANS_SHARE
     expected = np.full((3, len(X)), share / 3)
     expected[labels, np.arange(len(X))] += 1 - share
