@@ -133,8 +133,9 @@ class Family:
 
     # -- fused groups (see fusion_groups) ---------------------------------------------------
     def fusion_key(self):
-        """A hashable key shared by the adjacent single-column features that can be
-        processed as one block (:func:`fusion_groups`); None: this one is not."""
+        """A hashable key shared by the single-column features that can be processed
+        as one block, wherever they stand (:func:`fusion_groups`); None: this one
+        cannot."""
         return None
 
     def fused(self, blocks) -> Family:  # pragma: no cover - with fusion_key
