@@ -221,21 +221,8 @@ def infer_family(values, name: str = "X") -> Family:
     arr = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
     if arr.dtype.kind not in "biuf":
         return Categorical()
-    if arr.dtype.kind == "b":
-        return Bernoulli()
-    head = arr[:_INFER_HEAD]
-    if arr.dtype.kind in "iu":
-        if head.size and not ((head == 0) | (head == 1)).all():  # no need to read on
-            return Categorical()
-        binary = arr.size and arr.min() >= 0 and arr.max() <= 1
-        return Bernoulli() if binary else Categorical()
-    with np.errstate(invalid="ignore"):
-        if head.size and not ((head == 0.0) | (head == 1.0) | np.isnan(head)).all():
-            return Gaussian()  # a value other than 0/1, so one observed: no need to read on
-    missing = np.isnan(arr)
-    if missing.all():
-        _no_observed_value(name, arr.dtype)
-    return Bernoulli() if ((arr == 0.0) | (arr == 1.0) | missing).all() else Gaussian()
+    # every entry as one column (a view of a contiguous array, in either order)
+    return _infer_numeric(arr.reshape(-1, 1, order="A"), name)[0]
 
 
 def _infer_numeric(arr: np.ndarray, name) -> list[Family] | None:

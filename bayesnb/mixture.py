@@ -382,7 +382,12 @@ class _Problem:
         component k starts as half the whole data (slightly perturbed) and half its
         seed row: asymmetric, and never exactly equal even when two seed rows coincide.
         """
-        pool = self._seed_pool()
+        usable = np.ones(self.n, bool) if self.weights is None else self.weights > 0
+        pool = np.flatnonzero(usable if self.known is None else usable & (self.known < 0))
+        if len(pool) < self.K:
+            pool = np.flatnonzero(usable)
+        if len(pool) < self.K:
+            pool = np.arange(self.n)
         weights = rng.dirichlet(np.ones(self.K), size=self.n).T.copy()
         seeds = rng.choice(pool, size=self.K, replace=False)
         boost = self.total_weight / self.K
@@ -390,17 +395,6 @@ class _Problem:
             boost = boost / np.maximum(self.weights[seeds], 1e-300)
         weights[np.arange(self.K), seeds] += boost
         return self.fix_known(weights)
-
-    def _seed_pool(self) -> np.ndarray:
-        """The rows a random start may seed a component with: of positive weight and
-        unlabelled where possible (at least K of them)."""
-        usable = np.ones(self.n, bool) if self.weights is None else self.weights > 0
-        pool = np.flatnonzero(usable if self.known is None else usable & (self.known < 0))
-        if len(pool) < self.K:
-            pool = np.flatnonzero(usable)
-        if len(pool) < self.K:
-            pool = np.arange(self.n)
-        return pool
 
     def kmeans_weights(
         self, rng: np.random.Generator, *, lloyd: bool = True, seedings: int = KMEANS_INITS
@@ -420,6 +414,7 @@ class _Problem:
         could never leave. Labelled rows stay in their component.
         """
         from sklearn.cluster import KMeans, kmeans_plusplus  # imported on use: slow
+        from sklearn.metrics import pairwise_distances_argmin
 
         parts = [b.seed_features(self.table.take(b.columns)) for b in self.blocks]
         if any(sparse.issparse(p) for p in parts):
@@ -429,7 +424,7 @@ class _Problem:
                 features.indptr = features.indptr.astype(np.int32)
         else:
             features = np.hstack(parts)
-        weight = None if self.weights is None else self.weights
+        weight = self.weights
         seed = int(rng.integers(2**31 - 1))
         if lloyd:
             rows = np.arange(self.n)
@@ -442,8 +437,7 @@ class _Problem:
                 members = kmeans.predict(features)
         else:
             centres, _ = kmeans_plusplus(features, self.K, sample_weight=weight, random_state=seed)
-            cross = features @ centres.T
-            members = np.argmin((centres**2).sum(axis=1) - 2.0 * np.asarray(cross), axis=1)
+            members = pairwise_distances_argmin(features, centres)
         weights = np.full((self.K, self.n), KMEANS_SHARE / self.K)
         weights[members, np.arange(self.n)] += 1.0 - KMEANS_SHARE
         return self.fix_known(weights)
@@ -956,7 +950,8 @@ def fit_mixture(
         ``"random"``); the fit with the highest final objective is returned and every
         restart stays in :attr:`MixtureFit.restarts`. Default: 5, where restarts are
         cheap (``X`` of at most :data:`AUTO_RESTART_ENTRIES` entries, or
-        ``init="random"``), else 1 (as scikit-learn's ``GaussianMixture``).
+        ``init="random"``), else 1 (as scikit-learn's ``GaussianMixture``); 1 from a
+        given start.
     max_iter : int, default 2000
         EM steps (one M-step and one sweep over the data each, counting accelerated
         points) per restart. Reaching it without converging raises a
@@ -1047,10 +1042,8 @@ def fit_mixture(
                 f"{value!r}.{why} Leave it unset for the per-family default."
             )
     random_start = isinstance(init, str) and init in ("kmeans", "k-means++", "random")
-    large = _entries(X) > AUTO_RESTART_ENTRIES
-    if n_init is None:  # restarts where they are cheap, as scikit-learn's one beyond
-        n_init = 5 if init == "random" or not large else 1
-    n_init = _check_count("n_init", n_init)
+    if n_init is not None:
+        n_init = _check_count("n_init", n_init)
     max_iter = _check_count("max_iter", max_iter)
     tol = _check_tol(tol)
     if not isinstance(accelerate, bool | np.bool_):
@@ -1065,13 +1058,16 @@ def fit_mixture(
             f"{type(init).__name__}. Wrap responsibilities in np.asarray."
         )
     given_start = not random_start
-    if given_start and n_init != 1:
+    if given_start and n_init not in (None, 1):
         raise InputError(
             f"n_init={n_init} restarts need random starts, but init={_describe(init)} is "
             "deterministic. Use n_init=1, or init='random'."
         )
 
     table = Table(X, feature_names=feature_names)
+    large = table.n_rows * len(table.names) > AUTO_RESTART_ENTRIES
+    if n_init is None:  # restarts where they are cheap, as scikit-learn's one beyond
+        n_init = 5 if init == "random" or not (large or given_start) else 1
     weights = check_sample_weight(sample_weight, table.n_rows)
     labels = mixture_labels(n_components, y, init)
     if not given_start and len(labels) > table.n_rows:
@@ -1085,15 +1081,15 @@ def fit_mixture(
     runs = []
     for restart in range(n_init):
         if isinstance(init, str):
-            start = {
-                # large X (one restart by default): the best of several seedings;
-                # else (restarts by default) one each, so that they start apart
-                "kmeans": lambda r: problem.kmeans_weights(
-                    r, seedings=KMEANS_INITS if large else 1
-                ),
-                "k-means++": lambda r: problem.kmeans_weights(r, lloyd=False),
-                "random": problem.random_weights,
-            }.get(init, lambda _: problem.uniform_weights())(rng)
+            if init == "kmeans":  # large X (one restart by default): the best of several
+                # seedings; else (restarts by default) one each, so that they start apart
+                start = problem.kmeans_weights(rng, seedings=KMEANS_INITS if large else 1)
+            elif init == "k-means++":
+                start = problem.kmeans_weights(rng, lloyd=False)
+            elif init == "random":
+                start = problem.random_weights(rng)
+            else:
+                start = problem.uniform_weights()
             state = problem.estimate(*problem.statistics(start))
         elif isinstance(init, np.ndarray):
             start = problem.fix_known(_check_resp(init, table.n_rows, problem.K))
@@ -1136,14 +1132,6 @@ def fit_mixture(
 
         return sample_mixture(problem, fits[best], sampler, draws, chains, tune, rng)
     return fits[best]
-
-
-def _entries(X) -> int:
-    """Rows times columns of ``X`` (any table :class:`~bayesnb._data.Table` takes)."""
-    shape = getattr(X, "shape", None)
-    if shape is None or len(shape) != 2:
-        shape = np.shape(X)
-    return int(np.prod(shape)) if len(shape) == 2 else 0
 
 
 def mixture_labels(n_components, y=None, init="random") -> list:

@@ -45,9 +45,10 @@ from sklearn.utils.validation import (
 from bayesnb._data import Table, check_labels
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
-from bayesnb.families._kernels import value_array
+from bayesnb.families._kernels import Labels, value_array
 from bayesnb.naive_bayes import NaiveBayes
 from bayesnb.priors import Beta, Dirichlet, PointMass, ZeroProbabilityWarning, check_estimate
+from bayesnb.sufficient import merge_stats
 
 __all__ = [
     "BernoulliNB",
@@ -894,14 +895,15 @@ class GaussianNB(NaiveBayesClassifier):
 
     def _epsilon(self) -> float:
         """``var_smoothing`` times the largest column variance of the rows so far."""
-        var = self._moments[2]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = self._moments["ss"] / self._moments["n"]
         observed = var[np.isfinite(var)]
         return float(self.var_smoothing * observed.max()) if observed.size else 0.0
 
     def _before_update(self, X) -> None:
         """Merge the batch into the columns' moments and, if ``epsilon_`` changes,
         re-estimate the fit so far with the new floor (the batch is counted next)."""
-        self._moments = _merge_moments(self._moments, _column_moments(X))
+        self._moments = merge_stats(self._moments, _column_moments(X))
         epsilon = self._epsilon()
         fit = self.fit_
         if epsilon == fit.blocks[0].var_floor:
@@ -920,9 +922,10 @@ class GaussianNB(NaiveBayesClassifier):
         X = np.asarray(X, dtype=float)
         if X.shape[0] == 0:
             return mu, var
-        past = (np.broadcast_to(np.asarray(n_past, float), np.shape(mu)), mu, var)
-        _, total_mu, total_var = _merge_moments(past, _column_moments(X, sample_weight))
-        return total_mu, total_var
+        n_past = np.broadcast_to(np.asarray(n_past, float), np.shape(mu))
+        past = {"n": n_past, "mean": np.asarray(mu, float), "ss": n_past * var}
+        total = merge_stats(past, _column_moments(X, sample_weight))
+        return total["mean"][0], total["ss"][0] / total["n"][0]
 
     def _attribute(self, values) -> np.ndarray:
         return np.asarray(values).astype(self._dtype, copy=False)
@@ -957,35 +960,13 @@ class GaussianNB(NaiveBayesClassifier):
         return self.fit_.blocks[0].var_floor
 
 
-def _column_moments(X, sample_weight=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(n, mean, var)`` of every column of ``X``: the (weighted) number of its
-    observed values, their mean and their variance (over n), NaN left out."""
+def _column_moments(X, sample_weight=None) -> dict:
+    """``{"n", "mean", "ss"}`` (1, d) of the columns of ``X``, all its rows one class:
+    the Gaussian family's own statistics (missing entries left out), which
+    :func:`bayesnb.sufficient.merge_stats` merges batch by batch."""
     X = np.asarray(X, dtype=float)
-    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
-    seen = ~np.isnan(X)
-    weights = np.where(seen, w[:, None], 0.0)
-    n = weights.sum(axis=0)
-    values = np.where(seen, X, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (weights * values).sum(axis=0) / n
-        var = (weights * (values - mean) ** 2).sum(axis=0) / n
-    return n, mean, var
-
-
-def _merge_moments(a, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The ``(n, mean, var)`` of two sets of rows together, from each set's (the
-    pairwise update of Chan, Golub and LeVeque); a side with ``n = 0`` adds nothing."""
-    (na, ma, va), (nb, mb, vb) = a, b
-    n = na + nb
-    with np.errstate(invalid="ignore", divide="ignore"):
-        fa, fb = na / n, nb / n
-        mean = np.where(nb > 0, np.where(na > 0, ma + fb * (mb - ma), mb), ma)
-        var = np.where(
-            nb > 0,
-            np.where(na > 0, fa * va + fb * vb + fa * fb * (mb - ma) ** 2, vb),
-            va,
-        )
-    return n, mean, var
+    labels = Labels(np.zeros(len(X), dtype=np.intp), 1, sample_weight)
+    return Gaussian(columns=[str(j) for j in range(X.shape[1])]).count(X, labels)
 
 
 class MultinomialNB(_Smoothed, NaiveBayesClassifier):

@@ -17,9 +17,14 @@ from bayesnb.errors import InputTypeError
 _BLOCK_ENTRIES = 1 << 15
 
 
+def _block_rows(n_cols: int) -> int:
+    """Rows of a block of about ``_BLOCK_ENTRIES`` entries."""
+    return max(1, _BLOCK_ENTRIES // max(1, n_cols))
+
+
 def _row_blocks(n_rows: int, n_cols: int):
     """Consecutive row slices of about ``_BLOCK_ENTRIES`` entries each."""
-    step = max(1, _BLOCK_ENTRIES // max(1, n_cols))
+    step = _block_rows(n_cols)
     for start in range(0, n_rows, step):
         yield slice(start, min(n_rows, start + step))
 
@@ -46,8 +51,8 @@ def _float_blocks(design: np.ndarray):
     has the design's memory order, so a column-major design (a DataFrame's block, as
     ``to_numpy`` gives it) is read column by column, contiguously."""
     fortran = design.flags.f_contiguous and not design.flags.c_contiguous
-    step = max(1, _BLOCK_ENTRIES // max(1, design.shape[1]))  # _row_blocks' rows
-    buf = np.empty((min(design.shape[0], step), design.shape[1]), order="F" if fortran else "C")
+    rows = min(design.shape[0], _block_rows(design.shape[1]))
+    buf = np.empty((rows, design.shape[1]), order="F" if fortran else "C")
     for rows in _row_blocks(*design.shape):
         block = buf[: rows.stop - rows.start]
         np.copyto(block, design[rows], casting="unsafe")

@@ -121,9 +121,13 @@ class Family:
         """Whether :meth:`bind_each` may bind ``data``'s columns at once (no by default)."""
         return False
 
-    def _column_block(self, j: int) -> Family:  # pragma: no cover - with _binds_each
-        """Column ``j`` of this bound block as a feature of its own, named by it."""
-        raise NotImplementedError
+    def _column_block(self, j: int) -> Family:
+        """Column ``j`` of this bound block as a feature of its own, named by it (a
+        family adds the state it keeps per column)."""
+        out = copy.copy(self)
+        out.name = str(self.columns[j])
+        out.columns = [self.columns[j]]
+        return out
 
     def params_from(self, source, K: int) -> dict:  # pragma: no cover - overridden
         """This block's internal parameters from ``source``: parameters in the layout of
@@ -146,13 +150,14 @@ class Family:
         """Take what estimating the ``fused`` block (of which this block is column ``j``)
         resolved, as estimating this block alone would have (nothing by default)."""
 
-    def split(self, values: dict, blocks) -> list[dict]:  # pragma: no cover - with fusion_key
-        """Statistics or parameters of this fused block, one dict per block."""
-        raise NotImplementedError
+    def split(self, values: dict, blocks) -> list[dict]:
+        """Statistics or parameters of this fused block, one dict per block: by default
+        column ``j`` of the second axis (classes first, then columns)."""
+        return [{k: v[:, j : j + 1] for k, v in values.items()} for j in range(len(blocks))]
 
-    def join(self, values: list) -> dict:  # pragma: no cover - with fusion_key
+    def join(self, values: list) -> dict:
         """The inverse of :meth:`split`: one dict per block joined for this fused one."""
-        raise NotImplementedError
+        return {k: np.concatenate([v[k] for v in values], axis=1) for k in values[0]}
 
     def encode_repeated(self, data):
         """The encoding of ``data`` for a caller that reads it many times (EM's sweeps):

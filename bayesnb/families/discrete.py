@@ -322,9 +322,11 @@ class Bernoulli(_Discrete):
     def seed_features(self, data):
         """The 0/1 values; a missing one at its column's frequency of 1."""
         x, observed = self._checked(self.encode(data))
-        if sparse.issparse(x) or observed is None:
-            return x.astype(float) if not sparse.issparse(x) else x
+        if sparse.issparse(x):
+            return x
         x = np.asarray(x, dtype=float)
+        if observed is None:
+            return x
         seen = np.asarray(observed, dtype=bool)
         share = (x * seen).sum(axis=0) / np.maximum(seen.sum(axis=0), 1)
         return np.where(seen, x, share)
@@ -332,12 +334,6 @@ class Bernoulli(_Discrete):
     def _binds_each(self, data) -> bool:
         """Numeric columns (read as an array): each takes the values 0 and 1."""
         return not isinstance(data, pd.DataFrame)
-
-    def _column_block(self, j: int) -> Bernoulli:
-        out = copy.copy(self)
-        out.name = str(self.columns[j])
-        out.columns = [self.columns[j]]
-        return out
 
     # -- fused groups (see bayesnb.families.base.fusion_groups) -----------------------------
     def fusion_key(self):
@@ -351,12 +347,6 @@ class Bernoulli(_Discrete):
         out = copy.copy(self)
         out.columns = [b.columns[0] for b in blocks]
         return out
-
-    def split(self, values: dict, blocks) -> list[dict]:
-        return [{k: v[:, j : j + 1] for k, v in values.items()} for j in range(len(blocks))]
-
-    def join(self, values: list) -> dict:
-        return {k: np.concatenate([v[k] for v in values], axis=1) for k in values[0]}
 
     def value_domains(self) -> list[list]:
         return [list(self.values) for _ in self.columns]
@@ -714,9 +704,7 @@ class Categorical(_Discrete):
         return type(self) is Categorical
 
     def _column_block(self, j: int) -> Categorical:
-        out = copy.copy(self)
-        out.name = str(self.columns[j])
-        out.columns = [self.columns[j]]
+        out = super()._column_block(j)
         out.column_categories = [self.column_categories[j]]
         out.categories = list(self.column_categories[j])
         return out

@@ -179,19 +179,11 @@ class Gaussian(Family):
         out.prior = NormalInverseGamma(**values)
         return out
 
-    def split(self, values: dict, blocks) -> list[dict]:
-        return [{k: v[:, j : j + 1] for k, v in values.items()} for j in range(len(blocks))]
-
-    def join(self, values: list) -> dict:
-        return {k: np.concatenate([v[k] for v in values], axis=1) for k in values[0]}
-
     def _binds_each(self, data) -> bool:
         return True
 
     def _column_block(self, j: int) -> Gaussian:
-        out = copy.copy(self)
-        out.name = str(self.columns[j])
-        out.columns = [self.columns[j]]
+        out = super()._column_block(j)
         out.prior = self.prior.column(j)
         return out
 
