@@ -122,3 +122,16 @@ def test_a_kmeans_start_with_fewer_distinct_rows_than_components_fits():
     fit = bnb.NaiveBayes(bnb.Gaussian()).cluster(X, 3, random_state=0)
     assert fit.converged
     assert np.isfinite(fit.objective)
+
+
+def test_a_given_start_runs_once_by_default():
+    """A deterministic start (responsibilities, parameters, "uniform") has nothing to
+    restart from: n_init defaults to 1 there, where asking for more is an error."""
+    X, _ = blobs(n=200)
+    start = np.full((200, 3), 1 / 3)
+    start[np.arange(200), np.arange(200) % 3] += 0.5
+    start /= start.sum(axis=1, keepdims=True)
+    fit = bnb.NaiveBayes(bnb.Gaussian()).cluster(X, 3, init=start)
+    assert len(fit.restarts) == 1
+    with pytest.raises(ValueError, match="n_init=2 restarts need random starts"):
+        bnb.NaiveBayes(bnb.Gaussian()).cluster(X, 3, init=start, n_init=2)
