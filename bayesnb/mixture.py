@@ -1067,7 +1067,7 @@ def fit_mixture(
     table = Table(X, feature_names=feature_names)
     large = table.n_rows * len(table.names) > AUTO_RESTART_ENTRIES
     if n_init is None:  # restarts where they are cheap, as scikit-learn's one beyond
-        n_init = 5 if init == "random" or not (large or given_start) else 1
+        n_init = 1 if given_start or (large and init != "random") else 5
     weights = check_sample_weight(sample_weight, table.n_rows)
     labels = mixture_labels(n_components, y, init)
     if not given_start and len(labels) > table.n_rows:
