@@ -59,6 +59,14 @@ def _inline(func):
     return _jit(func, inline=True)
 
 
+def _reassociated(func):
+    """A loop compiled with floating-point reassociation allowed (and contraction into
+    fused multiply-adds), so that its sums are vectorized: they then add in a few
+    interleaved partial sums instead of one after another, which changes their
+    round-off only. NaN and infinities keep their meaning (no ``nnan``/``ninf``)."""
+    return _jit(func, options={"fastmath": {"reassoc", "contract"}})
+
+
 def _compile_all() -> None:
     import numba
 
@@ -92,9 +100,31 @@ def _weighted(w, v):
 
 
 @_inline
-def _digit_rows(n_columns):
-    """Rows of a block of :func:`_block_digits` for ``n_columns`` columns."""
-    return max(16, min(_BLOCK_ROWS, _DIGIT_ENTRIES // max(1, n_columns)))
+def _column_major(values):
+    """Whether the 2-d ``values`` is stored column by column (a DataFrame's block)."""
+    return values.strides[0] < values.strides[1]
+
+
+@_inline
+def _digit_rows(values):
+    """Rows of a block of :func:`_block_digits` over ``values``: a column-major block
+    reads each column in runs of :data:`_BLOCK_ROWS`; a row-major one takes fewer rows
+    the more columns it has."""
+    wide = 1 if _column_major(values) else values.shape[1]
+    return max(16, min(_BLOCK_ROWS, _DIGIT_ENTRIES // max(1, wide)))
+
+
+@_jit
+def _column_digits(column, size, digit):
+    """``digit[r]``: the digit of ``column[r]`` (see :func:`_block_digits`); returns
+    how many entries are outside ``0..size-1``."""
+    outside = 0
+    for r in range(len(column)):
+        v = column[r]
+        ok = (v >= 0) & (v < size)
+        digit[r] = np.int32(v) + 1 if ok else 0
+        outside += not ok
+    return outside
 
 
 @_inline
@@ -112,14 +142,9 @@ def _block_digits(values, start, stop, sizes, digits, outside, first):
     """
     n_columns = values.shape[1]
     here = 0
-    if values.strides[0] < values.strides[1]:  # column-major
+    if _column_major(values):
         for j in range(n_columns):
-            size = sizes[j]
-            for r in range(stop - start):
-                v = values[start + r, j]
-                ok = (v >= 0) & (v < size)
-                digits[j, r] = np.int32(v) + 1 if ok else 0
-                here += not ok
+            here += _column_digits(values[start:stop, j], sizes[j], digits[j])
     else:
         for r in range(stop - start):
             row = values[start + r]
@@ -226,7 +251,7 @@ def value_counts(values, sizes, place, bounds, offsets, labels, weights, resp, h
     block by block and never stored; returns :func:`_block_digits`' outside count and
     first outside entry."""
     n, n_columns = values.shape
-    rows = _digit_rows(n_columns)
+    rows = _digit_rows(values)
     digits = np.empty((n_columns, rows), dtype=np.int32)
     codes = np.empty(rows, dtype=np.int32)
     label = np.empty(rows, dtype=np.int64)
@@ -248,7 +273,7 @@ def value_codes(values, sizes, place, bounds, out):
     """Fill ``out`` (n, G) with the group codes of the category codes ``values``;
     returns :func:`_block_digits`' outside count and first outside entry."""
     n, n_columns = values.shape
-    rows = _digit_rows(n_columns)
+    rows = _digit_rows(values)
     digits = np.empty((n_columns, rows), dtype=np.int32)
     codes = np.empty(rows, dtype=np.int32)
     outside, first = 0, -1
@@ -281,7 +306,7 @@ def value_lookup(values, sizes, place, bounds, offsets, table, out):
     """:func:`group_lookup` of the group codes of the category codes ``values``, made
     block by block; returns :func:`_block_digits`' outside count and first entry."""
     n, n_columns = values.shape
-    rows = _digit_rows(n_columns)
+    rows = _digit_rows(values)
     digits = np.empty((n_columns, rows), dtype=np.int32)
     codes = np.empty(rows, dtype=np.int32)
     acc = np.empty((rows, table.shape[1]))
@@ -545,6 +570,47 @@ def dense_label_counts(x, labels, weights, ones):
     return other
 
 
+#: Rows of a block of :func:`column_label_counts`: its label masks (K, rows) and one
+#: column's part of the block stay in L1.
+_MASK_ROWS = 4096
+
+
+@_reassociated
+def column_label_counts(x, labels, weights, ones, masks, check):
+    """:func:`dense_label_counts` for a column-major ``x`` (a DataFrame's block): per
+    block of rows, ``masks[k]`` holds each row's weight (1 when ``weights`` is None)
+    where its label is ``k`` and 0 elsewhere, and every column's count for label
+    ``k`` is the dot product of the column with ``masks[k]``. Each product runs along
+    contiguous memory and vectorizes, where scattering a column's entries into their
+    labels' sums would wait on each addition in turn. ``masks`` (K, rows) is scratch
+    space, unsigned bytes for unweighted integer data, else floats; ``check`` False
+    skips the count of entries other than 0 and 1 (for boolean data)."""
+    n, d = x.shape
+    n_labels = ones.shape[0]
+    other = 0
+    for start in range(0, n, masks.shape[1]):
+        stop = min(start + masks.shape[1], n)
+        m = stop - start
+        masks[:, :m] = 0
+        for i in range(start, stop):
+            masks[labels[i], i - start] = 1 if weights is None else weights[i]
+        for j in range(d):
+            col = x[start:stop, j]
+            if check:
+                bad = 0
+                for r in range(m):
+                    v = col[r]
+                    bad += (v != 0) & (v != 1)
+                other += bad
+            for k in range(n_labels):
+                mask = masks[k]
+                acc = mask[0] * col[0] * 0
+                for r in range(m):
+                    acc += mask[r] * col[r]
+                ones[k, j] += acc
+    return other
+
+
 @_inline
 def _moment_rows(m):
     """Rows of a block of :func:`dense_moments` and :func:`dense_gaussian_scores` for
@@ -604,14 +670,6 @@ def _squared_sums(row, w, centre, mean, acc, masked):
         wd = w * d
         acc[3, j] += wd
         acc[2, j] += wd * d
-
-
-def _reassociated(func):
-    """A loop compiled with floating-point reassociation allowed (and contraction into
-    fused multiply-adds), so that its sums are vectorized: they then add in a few
-    interleaved partial sums instead of one after another, which changes their
-    round-off only. NaN and infinities keep their meaning (no ``nnan``/``ninf``)."""
-    return _jit(func, options={"fastmath": {"reassoc", "contract"}})
 
 
 @_reassociated

@@ -431,3 +431,76 @@ def test_multinomial_block_cannot_be_sampled_without_lengths():
     block = bnb.Multinomial().bind("words", ["a", "b"], np.array([[1, 0], [0, 2]]))
     with pytest.raises(TypeError, match="needs document lengths"):
         block.sample({"log_prob": np.log(np.full((1, 2), 0.5))}, np.zeros(3, int), None)
+
+
+# -- column-major blocks (a DataFrame's memory order) -----------------------------------
+
+
+def _one_hot_ones(x, codes, n_labels, weights):
+    """The ones of every column by label: the one-hot product, by numpy."""
+    w = np.ones(len(codes)) if weights is None else weights
+    onehot = np.zeros((len(codes), n_labels))
+    onehot[np.arange(len(codes)), codes] = w
+    return onehot.T @ x.astype(float)
+
+
+@pytest.mark.parametrize("dtype", [bool, np.uint8, np.int64, np.float64])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n_labels", [3, 40])  # 40: past the masks, the row loop
+def test_column_major_label_counts_equal_the_one_hot_product(dtype, weighted, n_labels):
+    """A column-major 0/1 block (more rows than one block of masks) is counted by its
+    columns; the counts are the one-hot product's, exact for unweighted data."""
+    from bayesnb.families.discrete import _label_counts
+
+    rng = np.random.default_rng(3)
+    n = 9000
+    codes = rng.integers(0, n_labels, n)
+    weights = rng.uniform(0.5, 2.0, n) if weighted else None
+    x = np.asfortranarray(rng.random((n, 6)) < 0.3).astype(dtype, order="F")
+    assert x.flags.f_contiguous and not x.flags.c_contiguous
+    ones = np.zeros((n_labels, 6))
+    assert _label_counts(x, families.Labels(codes, n_labels, weights), ones) == 0
+    want = _one_hot_ones(x, codes, n_labels, weights)
+    if weighted:
+        np.testing.assert_allclose(ones, want, rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(ones, want)
+
+
+@pytest.mark.parametrize("bad", [2, np.nan])
+def test_column_major_label_counts_count_other_values(bad):
+    from bayesnb.families.discrete import _label_counts
+
+    x = np.zeros((50, 3), order="F")
+    x[10, 1] = x[40, 2] = bad
+    ones = np.zeros((2, 3))
+    assert _label_counts(x, families.Labels(np.arange(50) % 2, 2), ones) == 2
+    frame = pd.DataFrame(x.astype(np.int64) if bad == 2 else x, columns=["a", "b", "c"])
+    if bad == 2:  # a frame's column-major block is rejected, naming its column
+        with pytest.raises(ValueError, match="column 'b' has a value other than 0/1"):
+            bnb.NaiveBayes(bnb.Bernoulli(columns=["a", "b", "c"])).fit(frame, np.arange(50) % 2)
+
+
+@pytest.mark.parametrize("n_categories", [5, 300])  # int8 and int16 codes
+def test_category_frame_codes_score_like_the_array(n_categories):
+    """pandas ``category`` columns are read by their codes, in the smallest integer
+    type that holds them; the fit and the predictions equal those of the same data
+    as an integer array, and an unseen value at prediction is marginalized."""
+    rng = np.random.default_rng(5)
+    n = 9000  # every category seen in every column
+    y = rng.integers(0, 3, n)
+    X = (rng.integers(0, n_categories, (n, 4)) + y[:, None]) % n_categories
+    frame = pd.DataFrame({f"x{j}": pd.Categorical(X[:, j]) for j in range(4)})
+    by_frame = bnb.NaiveBayes().fit(frame, y)
+    by_array = bnb.NaiveBayes(bnb.Categorical()).fit(X, y)
+    codes = by_frame.blocks[0].codes(frame)
+    assert codes.dtype == (np.int8 if n_categories < 127 else np.int16)
+    np.testing.assert_allclose(
+        by_frame.predict_proba(frame), by_array.predict_proba(X), rtol=1e-12, atol=1e-15
+    )
+    # one unseen value (a new category) and one missing: both marginalized
+    new = frame.iloc[:2].copy()
+    for j in range(4):
+        new[f"x{j}"] = pd.Categorical([n_categories + 1, None])
+    p = by_frame.predict_proba(new)
+    np.testing.assert_allclose(p, np.exp(by_frame.class_log_prob)[None].repeat(2, 0), rtol=1e-12)

@@ -63,6 +63,26 @@ def _n_rows(enc) -> int:
 _FUSED_ROWS = 4
 
 
+#: Most labels for which a column-major block is counted by
+#: :func:`_compiled.column_label_counts` (one pass over each column per label).
+_MASKED_LABELS = 32
+
+
+def _label_counts(values: np.ndarray, labels: Labels, ones: np.ndarray) -> int:
+    """Add the dense 0/1 ``values`` (n, d) by label into ``ones`` (K, d), in the
+    order of their memory (a DataFrame's block is column-major); return how many
+    entries are neither 0 nor 1."""
+    binary = values.dtype == bool
+    x = values.view(np.uint8) if binary else values
+    if x.shape[0] > 1 and x.strides[0] == x.itemsize and labels.n_labels <= _MASKED_LABELS:
+        whole = labels.weights is None and x.dtype.kind in "biu"
+        masks = np.empty((labels.n_labels, _compiled._MASK_ROWS), np.uint8 if whole else float)
+        return _compiled.column_label_counts(
+            x, labels.codes, labels.weights, ones, masks, not binary
+        )
+    return _compiled.dense_label_counts(x, labels.codes, labels.weights, ones)
+
+
 class _CategoryCodes(NamedTuple):
     """A Categorical block's encoding for one pass: category codes (n, columns).
 
@@ -456,8 +476,7 @@ class Bernoulli(_Discrete):
             # One read counts the ones by label and checks the entries; a value missing
             # (or invalid) sends the block through the checked form instead.
             ones = np.zeros((resp.n_labels, self.n_columns))
-            x = enc.values.view(np.uint8) if enc.values.dtype == bool else enc.values
-            if not _compiled.dense_label_counts(x, resp.codes, resp.weights, ones):
+            if not _label_counts(enc.values, resp, ones):
                 seen = np.broadcast_to(resp.totals()[:, None], ones.shape)
                 return {"counts": np.stack([seen - ones, ones], axis=-1)}
         x, observed = self._checked(enc)
@@ -840,8 +859,9 @@ class Categorical(_Discrete):
 
     # -- kernel ----------------------------------------------------------------------------
     def codes(self, data, unseen: str | None = None) -> np.ndarray:
-        """Integer codes (n, columns) into every column's categories; -1 for a missing
-        (or marginalized unseen) value.
+        """Integer codes (n, columns) into every column's categories, in the smallest
+        signed integer type that holds them; -1 for a missing (or marginalized unseen)
+        value.
 
         ``unseen`` overrides the family's policy: ``"error-declared"`` (training with
         declared categories) raises on any value outside them.
@@ -850,8 +870,10 @@ class Categorical(_Discrete):
         frame = data if isinstance(data, pd.DataFrame) else None
         arr = None if frame is not None else _as_2d(data)
         n = len(frame) if frame is not None else arr.shape[0]
-        # column-major: every column's codes written (and later read) in memory order
-        out = np.empty((n, self.n_columns), dtype=np.intp, order="F")
+        # column-major: every column's codes written (and later read) in memory order,
+        # in the smallest signed type that holds every code and the "<new>" cell
+        dtype = np.min_scalar_type(-1 - max(self.column_sizes(), default=0))
+        out = np.empty((n, self.n_columns), dtype=dtype, order="F")
         series = [s for _, s in frame.items()] if frame is not None else None
         for j, categories in enumerate(self.column_categories):
             if frame is not None:
