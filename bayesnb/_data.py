@@ -129,7 +129,7 @@ class Table:
                 and all(f[0] is found[0][0] for f in found)
             ):
                 return _columns_of(found[0][0], [f[1] for f in found])
-            return self.data[columns]
+            return self.data if columns == self.names else self.data[columns]
         if columns == self.names:
             return self.data
         position = {name: j for j, name in enumerate(self.names)}

@@ -1809,13 +1809,13 @@ def _observed_categories(data, columns: list) -> list[list]:
     if isinstance(data, pd.Series):
         data = data.to_frame()
     if isinstance(data, pd.DataFrame):
-        out = []
-        for j, (_, col) in enumerate(data.items()):
-            if isinstance(col.dtype, pd.CategoricalDtype):
-                out.append(list(col.cat.categories))
-            else:
-                out.append(_distinct_values(col, columns[j]))
-        return out
+        # a categorical's categories are its dtype's: no column is read for them
+        return [
+            list(dtype.categories)
+            if isinstance(dtype, pd.CategoricalDtype)
+            else _distinct_values(data.iloc[:, j], columns[j])
+            for j, dtype in enumerate(data.dtypes)
+        ]
     arr = _as_2d(data)
     if arr.dtype.kind in "iu" and arr.size:
         return _integer_categories(arr)
