@@ -41,13 +41,17 @@ def _jit(func, inline: bool = False, options: dict | None = None):
     them, and the module's names then point at the dispatchers, so a loop that calls
     another is compiled against the compiled one.
     """
+    if func.__name__ in _LOOPS:
+        raise RuntimeError(f"two compiled loops are named {func.__name__!r}")
     _LOOPS[func.__name__] = (func, inline, options or {})
 
     @functools.wraps(func)
     def call(*args):
-        if not _DISPATCHERS:
+        dispatcher = _DISPATCHERS.get(func.__name__)
+        if dispatcher is None:  # the first call (or a loop of a module imported since)
             _compile_all()
-        return _DISPATCHERS[func.__name__](*args)
+            dispatcher = _DISPATCHERS[func.__name__]
+        return dispatcher(*args)
 
     return call
 
@@ -68,11 +72,18 @@ def _reassociated(func):
 
 
 def _compile_all() -> None:
+    """Hand every registered loop not yet handed over to numba, and point its module's
+    name at the dispatcher (loops of other modules, e.g. the EM loop, register here
+    too, under names of their own)."""
+    import sys
+
     import numba
 
     for name, (func, inline, extra) in _LOOPS.items():
+        if name in _DISPATCHERS:
+            continue
         options = {"inline": "always"} if inline else {}
-        _DISPATCHERS[name] = globals()[name] = numba.njit(
+        _DISPATCHERS[name] = vars(sys.modules[func.__module__])[name] = numba.njit(
             cache=True, nogil=True, **options, **extra
         )(func)
 

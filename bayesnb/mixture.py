@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnb import cluster_reports, model_choice
+from bayesnb import _em_loop, cluster_reports, model_choice
 from bayesnb._data import Table, check_sample_weight
 from bayesnb._lazy import sparse
 from bayesnb._starts import component_labels, start_params
@@ -252,6 +252,8 @@ class _Problem:
         starts = range(0, max(self.n, 1), step)  # no rows: one empty block, zero statistics
         self.row_blocks = [slice(s, min(self.n, s + step)) for s in starts]
         self.fixed = [self._fixed_rows(rows) for rows in self.row_blocks]
+        # every block with compiled pieces: EM runs in the compiled loop
+        self.compiled = _em_loop.compile_problem(self)
 
     def _fixed_rows(self, rows: slice):
         """``(rows within the block, their codes)`` of the known rows of a block, or None."""
@@ -503,6 +505,20 @@ class _Problem:
         iteration (plain) or cycle (accelerated), against ``tol`` per row.
         """
         start = time.perf_counter()
+        if self.compiled is not None and max_iter > 0:
+            out = self.compiled.run(state, max_iter, tol, accelerate)
+            if out is not None:  # else it stopped at something the loop below will name
+                state, history, loglik, row_ll, resp, converged, n_sweeps = out
+                return _Run(
+                    state,
+                    history,
+                    loglik,
+                    row_ll,
+                    resp,
+                    converged,
+                    seconds=time.perf_counter() - start,
+                    n_sweeps=n_sweeps,
+                )
         buffers = (np.empty((self.K, self.n)), np.empty(self.n))  # reused by every sweep
         sweep = self.sweep(state, buffers)
         history = [sweep.objective]

@@ -134,19 +134,21 @@ _GROUP_CODES = 1 << 13
 
 
 @functools.lru_cache(maxsize=64)
-def _code_groups(sizes: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
+def _code_groups(
+    sizes: tuple[int, ...], max_codes: int = _GROUP_CODES
+) -> tuple[tuple[int, int, int], ...]:
     """Adjacent categorical columns folded into one mixed-radix code per group.
 
     Column ``j`` contributes the digit ``code_j + 1`` in base ``sizes[j] + 1``, where
     ``code_j`` indexes its ``sizes[j]`` categories and the digit 0 stands for a
     missing (or marginalized) value; a group's first column is the least significant
-    digit. Columns join a group while its number of codes stays within
-    ``_GROUP_CODES``. Returns ``(start, stop, n_codes)`` for every group.
+    digit. Columns join a group while its number of codes stays within ``max_codes``
+    (default ``_GROUP_CODES``). Returns ``(start, stop, n_codes)`` for every group.
     """
     groups, start = [], 0
     while start < len(sizes):
         stop, n_codes = start + 1, sizes[start] + 1
-        while stop < len(sizes) and n_codes * (sizes[stop] + 1) <= _GROUP_CODES:
+        while stop < len(sizes) and n_codes * (sizes[stop] + 1) <= max_codes:
             n_codes *= sizes[stop] + 1
             stop += 1
         groups.append((start, stop, n_codes))
@@ -167,8 +169,8 @@ class _Layout(NamedTuple):
 
 
 @functools.lru_cache(maxsize=64)
-def _layout(sizes: tuple[int, ...]) -> _Layout:
-    groups = _code_groups(sizes)
+def _layout(sizes: tuple[int, ...], max_codes: int = _GROUP_CODES) -> _Layout:
+    groups = _code_groups(sizes, max_codes)
     n_codes = [g[2] for g in groups]
     place = np.empty(len(sizes), dtype=np.int64)
     for first, stop, _ in groups:
@@ -250,14 +252,17 @@ def _unsigned(indices: np.ndarray) -> np.ndarray:
     return indices.view(np.dtype(f"u{indices.dtype.itemsize}"))
 
 
-def _group_codes(values: np.ndarray, sizes: tuple[int, ...]) -> tuple[np.ndarray, int, int]:
-    """The group codes (n, G) of category codes ``values`` (n, d), groups contiguous.
+def _group_codes(
+    values: np.ndarray, sizes: tuple[int, ...], max_codes: int = _GROUP_CODES
+) -> tuple[np.ndarray, int, int]:
+    """The group codes (n, G) of category codes ``values`` (n, d), groups contiguous
+    (of at most ``max_codes`` codes each).
 
     An entry outside ``0..sizes[j]-1`` (a missing -1 or NaN, an unseen value) gets
     the digit 0. Also returns how many entries were outside and the flat index of the
     first (-1 when none).
     """
-    layout = _layout(sizes)
+    layout = _layout(sizes, max_codes)
     out = np.empty((len(layout.offsets), len(values)), dtype=layout.code_dtype).T
     outside, first = _compiled.value_codes(
         _signed(values), layout.sizes, layout.place, layout.bounds, out

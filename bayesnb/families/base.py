@@ -129,6 +129,15 @@ class Family:
         out.columns = [self.columns[j]]
         return out
 
+    def em_kernel(self, data, method: str, n_components: int):
+        """This block's part of the compiled EM loop (:mod:`bayesnb._em_loop`), from
+        its columns ``data`` (checked: :meth:`encode_repeated` has read them) under the
+        estimator ``method``:
+        a :class:`~bayesnb._em_loop.DiscreteKernel` or
+        :class:`~bayesnb._em_loop.GaussianKernel`. None (the default): the family has
+        no compiled pieces for this encoding or estimator, and EM runs in Python."""
+        return None
+
     def params_from(self, source, K: int) -> dict:  # pragma: no cover - overridden
         """This block's internal parameters from ``source``: parameters in the layout of
         :meth:`to_xarray` with a ``component`` axis of ``K`` entries (an

@@ -18,6 +18,7 @@ from bayesnb._lazy import sparse, special
 from bayesnb.errors import InputError, InputTypeError, UnseenValuesWarning
 from bayesnb.families import _given
 from bayesnb.families._kernels import (
+    _GROUP_CODES,
     Labels,
     _as_2d,
     _as_float_matrix,
@@ -127,6 +128,24 @@ class _Discrete(Family):
         """Starts of the columns' categories on a flat last axis (None: an axis of
         categories of its own, so every Dirichlet is over the whole last axis)."""
         return None
+
+    def _code_kernel(self, values: np.ndarray, method: str, n_components: int):
+        """The compiled EM loop's part of a block of category codes ``values`` (n, d;
+        outside a column's categories: missing): their group codes, in groups small
+        enough that the tables the loop rebuilds every iteration stay below the rows'
+        count, and the Dirichlet terms of ``method`` over its variables (see
+        :class:`bayesnb._em_loop.DiscreteKernel`)."""
+        from bayesnb import _em_loop
+
+        sizes = tuple(self._sizes())
+        max_codes = int(np.clip(len(values) // _em_loop.ROWS_PER_CODE, 4, _GROUP_CODES))
+        codes = _group_codes(values, sizes, max_codes)[0]
+        shape = self._counts_shape(n_components)
+        alpha = np.broadcast_to(self._alpha(n_components, shape[1:]), shape)
+        add, coef, const = _em_loop.dirichlet_terms(
+            np.asarray(alpha, dtype=float).reshape(n_components, -1), method, sizes
+        )
+        return _em_loop.DiscreteKernel(codes, sizes, max_codes, add, coef, const, shape)
 
     def estimate_params(self, stats: dict, method: str, *, labels=None) -> dict:
         counts = stats["counts"]
@@ -461,12 +480,28 @@ class Bernoulli(_Discrete):
         with two categories per column (eight columns to a code; the digit 0 for a
         missing value), read as one table entry per code instead of a row of floats
         by every E-step and M-step. A sparse matrix keeps :meth:`encode`'s form."""
-        x, observed = enc = self._binary(data)
+        enc = self._binary(data)
+        values = self._category_values(enc)
+        return enc if values is None else _group_codes(values, self._sizes())[0]
+
+    @staticmethod
+    def _category_values(enc):
+        """A dense block as category codes (0, 1, or -1 for missing), or None for a
+        sparse one."""
+        x, observed = enc
         if sparse.issparse(x):
-            return enc
+            return None
         if observed is not None:
             x = np.where(observed > 0, x, -1).astype(np.int8)
-        return _group_codes(x.view(np.uint8) if x.dtype == bool else x, self._sizes())[0]
+        return x.view(np.uint8) if x.dtype == bool else x
+
+    def em_kernel(self, data, method: str, n_components: int):
+        """A dense block runs in the compiled EM loop; a sparse one does not (None)."""
+        values = self._category_values(self._binary(data))
+        return None if values is None else self._code_kernel(values, method, n_components)
+
+    def _counts_shape(self, n_components: int) -> tuple:
+        return (n_components, self.n_columns, 2)
 
     def count(self, enc, resp: np.ndarray) -> dict:
         if isinstance(enc, np.ndarray):  # group codes
@@ -994,6 +1029,14 @@ class Categorical(_Discrete):
         codes, outside, first = _group_codes(enc.values, self._sizes())
         self._check_outside(enc, outside, first)
         return codes
+
+    def em_kernel(self, data, method: str, n_components: int):
+        """The category codes run in the compiled EM loop (their unseen values were
+        handled when the block was encoded for EM: here they are missing)."""
+        return self._code_kernel(self.encode(data).values, method, n_components)
+
+    def _counts_shape(self, n_components: int) -> tuple:
+        return self._stored(np.empty((n_components, int(sum(self.column_sizes()))))).shape
 
     def _check_outside(self, enc: _CategoryCodes, outside: int, first: int) -> None:
         """Apply ``unseen`` to the values of unchecked codes outside every domain (an

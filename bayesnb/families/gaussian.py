@@ -243,6 +243,24 @@ class Gaussian(Family):
         value raises there."""
         return np.asarray(_as_float_matrix(data, self._what()), dtype=float)
 
+    def em_kernel(self, data, method: str, n_components: int):
+        """MAP-EM under the resolved Normal-Inverse-Gamma prior runs in the compiled EM
+        loop (its values and the prior's parameters, each (K, columns)); ML-EM does
+        not (None)."""
+        from bayesnb import _em_loop
+
+        if method != "map" or self._pending() or self.var_floor:
+            return None
+        shape = (n_components, self.n_columns)
+
+        def full(value):
+            return np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=float), shape))
+
+        p = self.prior
+        return _em_loop.GaussianKernel(
+            self.encode(data), full(p.mu), full(p.kappa), full(p.alpha), full(p.beta)
+        )
+
     def seed_features(self, data) -> np.ndarray:
         """Every column standardized (a constant one centred only); a missing value
         at the column's mean, 0."""

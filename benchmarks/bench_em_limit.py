@@ -1,0 +1,219 @@
+"""EM at the speed limit: seconds per iteration and to convergence on the six cases
+timed against R's poLCA and mclust, with one plain pass over the encoded data
+measured in the same run.
+
+The cases, generated the way their peers' data are shaped (planted mixtures, one
+thread):
+
+* latent classes, carcinoma-shaped: 118 rows x 7 two-level items, K = 4, 20 restarts;
+* latent classes, gss82-shaped: 1202 rows x 4 items of 3, 2, 2 and 3 levels, K = 3,
+  20 restarts;
+* Gaussian diagonal, Old Faithful (the shipped data), 272 x 2, K = 3;
+* latent classes, 20 000 x 20 binary, K = 4;
+* latent classes, 100 000 x 20 binary, K = 4;
+* Gaussian diagonal, 100 000 x 10, K = 3.
+
+For each case the script prints:
+
+* **s/iter**: seconds per plain EM iteration (one E-step, statistics and M-step),
+  the difference of the EM loop's own time (``MixtureFit.seconds``) between runs of
+  ``--m2`` and ``--m1`` iterations (``accelerate=False``, ``tol=0``), median of
+  ``--repeats``;
+* **pass**: one plain pass over the encoded data the loop reads (numpy's sum of the
+  group codes and of the Gaussian values), and s/iter in units of it;
+* **converge**: the wall time of the default fit (``model.cluster(X, K)``; the two
+  latent-class cases with ``n_init=20`` random starts, as poLCA was run), its
+  iterations and sweeps over all restarts, and the EM loop's seconds per sweep;
+* the peer's s/iter and the issue's target, as published in the issue (R is not
+  run here).
+
+It then prints the fixed cost per iteration on a 100-row data set, and, for gss82
+and 20k x 20, the wall time of 20 restarts over that of one.
+
+Run ``python3 benchmarks/bench_em_limit.py`` (``--quick``: fewer repeats;
+``--python``: the Python engine instead of the compiled loop, for comparison).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+ROOT = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):  # run as a script from a checkout: import the checkout
+    sys.path.insert(0, str(ROOT))
+
+import bayesnb as bnb  # noqa: E402
+from bayesnb import mixture  # noqa: E402
+from bayesnb.mixture import ConvergenceWarning  # noqa: E402
+
+#: The peers' seconds per iteration and the issue's targets (milliseconds).
+PEERS = {
+    "carcinoma": ("poLCA", 0.07, 0.02),
+    "gss82": ("poLCA", 0.18, 0.04),
+    "faithful": ("mclust", 0.023, 0.02),
+    "binary-20k": ("poLCA", 8.8, 1.5),
+    "binary-100k": ("poLCA", 51.0, 8.0),
+    "gauss-100k": ("mclust", 13.5, 5.0),
+}
+
+
+def latent_classes(n: int, levels: list[int], k: int, seed: int) -> np.ndarray:
+    """Integer items 0..levels[j]-1 from a planted latent-class model."""
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, k, n)
+    out = np.empty((n, len(levels)), dtype=np.int64)
+    for j, size in enumerate(levels):
+        table = rng.dirichlet(np.full(size, 0.7), size=k)  # (k, size)
+        u = rng.random(n)[:, None]
+        out[:, j] = (u > np.cumsum(table[z], axis=1)).sum(axis=1).clip(max=size - 1)
+    return out
+
+
+def binary(n: int, d: int, k: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    theta = rng.uniform(0.2, 0.8, (k, d))
+    z = rng.integers(0, k, n)
+    return rng.random((n, d)) < theta[z]
+
+
+def gaussian(n: int, d: int, k: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0.0, 3.0, (k, d))
+    z = rng.integers(0, k, n)
+    return centres[z] + rng.normal(size=(n, d))
+
+
+def cases() -> dict:
+    faithful = bnb.datasets.old_faithful()
+    return {
+        "carcinoma": (bnb.NaiveBayes(bnb.Categorical()), latent_classes(118, [2] * 7, 4, 1), 4, 20),
+        "gss82": (
+            bnb.NaiveBayes(bnb.Categorical()),
+            latent_classes(1202, [3, 2, 2, 3], 3, 2),
+            3,
+            20,
+        ),
+        "faithful": (bnb.NaiveBayes(bnb.Gaussian()), faithful.to_numpy(dtype=float), 3, None),
+        "binary-20k": (bnb.NaiveBayes(bnb.Bernoulli()), binary(20_000, 20, 4, 3), 4, None),
+        "binary-100k": (bnb.NaiveBayes(bnb.Bernoulli()), binary(100_000, 20, 4, 4), 4, None),
+        "gauss-100k": (bnb.NaiveBayes(bnb.Gaussian()), gaussian(100_000, 10, 3, 5), 3, None),
+    }
+
+
+def loop_seconds(model, X, k: int, iterations: int) -> float:
+    """The EM loop's seconds for ``iterations`` plain iterations from a random start."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit = model.cluster(
+            X,
+            k,
+            n_init=1,
+            init="random",
+            max_iter=iterations,
+            tol=0.0,
+            accelerate=False,
+            random_state=0,
+        )
+    assert fit.n_iter == iterations, (fit.n_iter, iterations)
+    return fit.seconds
+
+
+def per_iteration(model, X, k: int, m1: int, m2: int, repeats: int) -> float:
+    loop_seconds(model, X, k, m1)  # warm: compiled code loaded, caches filled
+    short = statistics.median(loop_seconds(model, X, k, m1) for _ in range(repeats))
+    long = statistics.median(loop_seconds(model, X, k, m2) for _ in range(repeats))
+    return (long - short) / (m2 - m1)
+
+
+def plain_pass(model, X, k: int, repeats: int) -> float:
+    """numpy's sum over every array the EM loop reads (the encoded design)."""
+    from bayesnb._data import Table
+
+    problem = mixture._Problem(model, Table(X), list(range(k)), None, None)
+    arrays = [e for e in problem.encoded if isinstance(e, np.ndarray)]
+    times = []
+    for _ in range(max(repeats, 5)):
+        start = time.perf_counter()
+        for a in arrays:
+            a.sum()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def converge(model, X, k: int, n_init) -> tuple[float, object]:
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        kwargs = {} if n_init is None else {"n_init": n_init, "init": "random"}
+        fit = model.cluster(X, k, random_state=0, **kwargs)
+    return time.perf_counter() - start, fit
+
+
+def restart_ratio(model, X, k: int, repeats: int) -> tuple[float, float]:
+    one = statistics.median(converge(model, X, k, 1)[0] for _ in range(repeats))
+    twenty = statistics.median(converge(model, X, k, 20)[0] for _ in range(max(1, repeats // 2)))
+    return one, twenty
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--m1", type=int, default=20)
+    parser.add_argument("--m2", type=int, default=120)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--python", action="store_true", help="the Python engine")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.repeats, args.m2 = 3, 60
+    if args.python:
+        mixture._em_loop.compile_problem = lambda problem: None
+    engine = "Python engine" if args.python else "compiled loop"
+    print(f"bayesnb {bnb.__version__}, {engine}, one thread; times in ms")
+    header = (
+        f"{'case':<13}{'s/iter':>9}{'pass':>8}{'iter/pass':>10} | {'converge':>9}{'iters':>7}"
+        f"{'sweeps':>8}{'loop/sweep':>11} | {'peer':>7}{'peer s/iter':>12}{'target':>8}"
+        f"{'ratio':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    with threadpool_limits(limits=1):
+        for name, (model, X, k, n_init) in cases().items():
+            it = per_iteration(model, X, k, args.m1, args.m2, args.repeats)
+            one_pass = plain_pass(model, X, k, args.repeats)
+            wall, fit = converge(model, X, k, n_init)
+            fits = fit.restarts
+            iters = sum(f.n_iter for f in fits)
+            sweeps = sum(f.n_sweeps for f in fits)
+            loop = sum(f.seconds for f in fits)
+            peer, peer_ms, target = PEERS[name]
+            print(
+                f"{name:<13}{1e3 * it:>9.4f}{1e3 * one_pass:>8.4f}{it / one_pass:>10.1f} | "
+                f"{1e3 * wall:>9.1f}{iters:>7}{sweeps:>8}{1e3 * loop / sweeps:>11.4f} | "
+                f"{peer:>7}{peer_ms:>12.3f}{target:>8.3f}{1e3 * it / peer_ms:>7.2f}",
+                flush=True,
+            )
+        tiny = binary(100, 5, 2, 6)
+        fixed = per_iteration(
+            bnb.NaiveBayes(bnb.Bernoulli()), tiny, 2, args.m1, args.m2, args.repeats
+        )
+        print(f"\nfixed cost per iteration, 100 rows x 5 binary, K = 2: {1e6 * fixed:.2f} us")
+        all_cases = cases()
+        for name in ("gss82", "binary-20k"):
+            model, X, k, _ = all_cases[name]
+            one, twenty = restart_ratio(model, X, k, args.repeats)
+            print(
+                f"{name}: 1 restart {1e3 * one:.1f} ms, 20 restarts {1e3 * twenty:.1f} ms, "
+                f"ratio {twenty / one:.1f}"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""The compiled EM loop (bayesnb._em_loop) against the Python engine it replaces.
+
+From the same starts (the same random streams), the loop must give the Python
+engine's histories, optima and restarts to round-off: every objective to 1e-12 of
+its size, the same number of iterations and restarts. The Python engine's
+optima were checked against poLCA and mclust (tests/test_parity.py); the values
+pinned below are its results at the commit before the loop existed.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesnb as bnb
+from bayesnb import _em_loop, mixture
+from bayesnb.mixture import MonotonicityError
+
+
+def _fit(model, X, k, *, python: bool, monkeypatch, **kwargs):
+    if python:
+        monkeypatch.setattr(mixture._em_loop, "compile_problem", lambda problem: None)
+    try:
+        return model.cluster(X, k, **kwargs)
+    finally:
+        monkeypatch.undo()
+
+
+def _votes():
+    return bnb.datasets.house_votes_84().drop(columns="party")
+
+
+def _mixed():
+    """Booleans, categories and floats (some missing), as a frame."""
+    rng = np.random.default_rng(4)
+    n = 600
+    z = rng.integers(0, 3, n)
+    frame = pd.DataFrame(
+        {
+            **{f"b{j}": rng.random(n) < 0.2 + 0.3 * (z == j % 3) for j in range(4)},
+            **{f"c{j}": pd.Categorical(rng.choice(list("abcd"), n)) for j in range(2)},
+            "g0": rng.normal(z * 2.0, 1.0),
+            "g1": rng.normal(-z, 0.5) + 50.0,  # far from 0
+        }
+    )
+    frame.loc[rng.random(n) < 0.05, "g0"] = np.nan
+    return frame, z
+
+
+CASES = {
+    "votes-bernoulli": (
+        lambda: bnb.NaiveBayes(bnb.Bernoulli(bnb.Beta(2, 2), values=("n", "y"))),
+        _votes,
+        2,
+        {"n_init": 3, "random_state": 0},
+    ),
+    "votes-categorical-map": (
+        lambda: bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0))),
+        _votes,
+        3,
+        {"n_init": 3, "random_state": 1, "estimate": "map", "init": "random"},
+    ),
+    "votes-ml": (
+        lambda: bnb.NaiveBayes(),
+        _votes,
+        2,
+        {"n_init": 2, "random_state": 2, "estimate": "ml", "init": "random"},
+    ),
+    "faithful": (
+        lambda: bnb.NaiveBayes(),
+        bnb.datasets.old_faithful,
+        3,
+        {"n_init": 3, "random_state": 0},
+    ),
+    "faithful-plain": (
+        lambda: bnb.NaiveBayes(),
+        bnb.datasets.old_faithful,
+        3,
+        {"n_init": 2, "random_state": 3, "accelerate": False, "init": "random"},
+    ),
+    "mixed-weighted": (
+        lambda: bnb.NaiveBayes(),
+        lambda: _mixed()[0],
+        3,
+        {
+            "n_init": 2,
+            "random_state": 5,
+            "sample_weight": np.random.default_rng(0).uniform(0.2, 3.0, 600),
+        },
+    ),
+    "ragged-block": (
+        lambda: bnb.NaiveBayes(bnb.Categorical()),
+        lambda: np.column_stack(
+            [
+                np.random.default_rng(6).integers(0, 3, 500),
+                np.random.default_rng(7).integers(0, 40, 500),
+                np.random.default_rng(8).integers(0, 2, 500),
+            ]
+        ),
+        2,
+        {"n_init": 2, "random_state": 4, "init": "random"},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_loop_gives_the_python_engines_histories(case, monkeypatch):
+    make, data, k, kwargs = CASES[case]
+    X = data()
+    compiled = make().cluster(X, k, **kwargs)
+    python = _fit(make(), X, k, python=True, monkeypatch=monkeypatch, **kwargs)
+    assert len(compiled.restarts) == len(python.restarts)
+    for a, b in zip(compiled.restarts, python.restarts, strict=True):
+        # (not the sweeps: at the optimum, where the gains are round-off, whether an
+        # extrapolated point is tried and rejected is decided by the last bits)
+        assert a.n_iter == b.n_iter
+        assert a.converged == b.converged
+        scale = np.abs(b.history)
+        np.testing.assert_array_less(np.abs(a.history - b.history), 1e-12 * scale + 1e-300)
+        assert abs(a.log_likelihood - b.log_likelihood) <= 1e-12 * abs(b.log_likelihood)
+        np.testing.assert_allclose(a.responsibilities, b.responsibilities, atol=1e-9)
+        for name in b.params.data_vars:
+            np.testing.assert_allclose(a.params[name], b.params[name], rtol=1e-9, atol=1e-12)
+    best = [f.objective for f in python.restarts]
+    if np.sort(best)[-1] - np.sort(best)[-2] > 1e-9 * abs(max(best)):  # not a tie
+        assert compiled.best_restart == python.best_restart
+
+
+def test_semi_supervised_rows_keep_their_component(monkeypatch):
+    X, z = _mixed()
+    y = pd.Series(z.astype(object))
+    y[np.random.default_rng(1).random(len(z)) < 0.8] = None  # 20 % known
+    kwargs = {"y": y, "n_init": 2, "random_state": 0}
+    compiled = bnb.NaiveBayes().cluster(X, 3, **kwargs)
+    python = _fit(bnb.NaiveBayes(), X, 3, python=True, monkeypatch=monkeypatch, **kwargs)
+    for a, b in zip(compiled.restarts, python.restarts, strict=True):
+        # the same path; at the optimum, where the gains are round-off, the stopping
+        # rule may take one more or one fewer SQUAREM cycle
+        m = min(len(a.history), len(b.history))
+        assert abs(len(a.history) - len(b.history)) <= 3
+        np.testing.assert_allclose(a.history[:m], b.history[:m], rtol=1e-12)
+        assert a.objective == pytest.approx(b.objective, rel=1e-12)
+    known = y.notna().to_numpy()
+    resp = compiled.responsibilities[known]
+    np.testing.assert_array_equal(resp.argmax(axis=1), z[known])
+    np.testing.assert_array_equal(resp.max(axis=1), 1.0)
+
+
+# -- values pinned from the Python engine (before the compiled loop) ---------------------
+
+
+def test_pinned_optima():
+    """Final objectives and iteration counts of the Python engine, pinned."""
+    votes = bnb.NaiveBayes(bnb.Bernoulli(bnb.Beta(2, 2), values=("n", "y"))).cluster(
+        _votes(), 2, n_init=3, random_state=0
+    )
+    assert votes.objective == pytest.approx(PINNED["votes"][0], rel=1e-12, abs=0)
+    assert votes.n_iter == PINNED["votes"][1]
+    faithful = bnb.NaiveBayes().cluster(bnb.datasets.old_faithful(), 3, n_init=3, random_state=0)
+    assert faithful.objective == pytest.approx(PINNED["faithful"][0], rel=1e-12, abs=0)
+    assert faithful.n_iter == PINNED["faithful"][1]
+
+
+#: (objective, iterations) of the Python engine at commit 82a390e.
+PINNED = {"votes": (-3137.595374904465, 12), "faithful": (-1200.6477139803533, 33)}
+
+
+# -- the loop's own checks ----------------------------------------------------------------
+
+
+def test_the_loop_flags_a_decrease_beyond_round_off():
+    """``_accept`` (the loop's monotonicity check) allows round-off and the
+    rounding of the Gaussian means, and no more."""
+    history = np.array([-1000.0, 0.0])
+    slack = np.zeros(2)
+    banks = tuple(np.zeros((6, 1, 0)) for _ in range(4))
+    allowed = 1e-9 * (1000.0 + 10)
+    assert _em_loop._accept(history, slack, 1, -1000.0 - 0.5 * allowed, banks, 0, 10, 1.0)
+    assert not _em_loop._accept(history, slack, 1, -1000.0 - 2.0 * allowed, banks, 0, 10, 1.0)
+
+
+def test_a_stopped_loop_hands_the_restart_to_the_python_engine(monkeypatch):
+    """Whatever stops the loop (a decrease, a row of likelihood 0, an undefined
+    estimate) hands the restart to the Python engine, which raises the error the user
+    gets: here its M-step is sabotaged, and its monotonicity check names the step."""
+
+    class Stopped(_em_loop.CompiledProblem):
+        def run(self, state, max_iter, tol, accelerate):
+            return None  # as the loop reports anything irregular
+
+    original = _em_loop.compile_problem
+
+    def stopped(problem):
+        return Stopped(problem, original(problem).kernels)
+
+    monkeypatch.setattr(mixture._em_loop, "compile_problem", stopped)
+    real = mixture.estimate_all
+    count = {"n": 0}
+
+    def sabotaged(*args):
+        params, class_log_prob = real(*args)
+        count["n"] += 1
+        if count["n"] == 3:  # the second M-step returns worse parameters
+            class_log_prob = np.log(np.full_like(class_log_prob, 1e-3))
+            class_log_prob[0] = np.log1p(-1e-3 * (len(class_log_prob) - 1))
+        return params, class_log_prob
+
+    monkeypatch.setattr(mixture, "estimate_all", sabotaged)
+    with pytest.raises(MonotonicityError, match="decreased at iteration 2"):
+        bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0))).cluster(
+            _votes(), 3, n_init=1, estimate="map"
+        )
