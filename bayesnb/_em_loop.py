@@ -60,25 +60,72 @@ _STEP_FACTOR = 4.0
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
-# -- one sweep: the E-step and the expected statistics --------------------------------
+# -- exp, vectorized ------------------------------------------------------------------
+
+#: ln 2 split in two (Cody and Waite): ``k * _LN2_HI`` is exact for |k| < 2^11.
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_LOG2E = 1.44269504088896338700e00
+#: Below this, exp(x) is subnormal (< 2.2e-308); it is taken as 0.
+_EXP_FLOOR = -708.0
 
 
 @_jit
+def exp_in_place(values, bits):
+    """``values[i] = exp(values[i])``, within one unit in the last place of libm's,
+    in loops the compiler vectorizes (libm's exp is a call per value, the E-step's
+    largest cost). ``x = k ln 2 + r`` with ``|r| <= ln(2)/2`` (ln 2 in two parts, so
+    ``x - k ln 2`` is exact), ``exp(r)`` by its Taylor series to ``r^13/13!``
+    (truncation below 4e-18 relative), and ``2^k`` made from its exponent bits in
+    ``bits`` (int64 scratch, at least as long as ``values``). An ``x`` below
+    ``_EXP_FLOOR`` (a subnormal result, or -inf) gives 0."""
+    n = len(values)
+    for i in range(n):
+        x = max(values[i], _EXP_FLOOR)
+        k = math.floor(x * _LOG2E + 0.5)
+        r = (x - k * _LN2_HI) - k * _LN2_LO
+        p = 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        bits[i] = (np.int64(k) + 1023) << 52
+        values[i] = p if values[i] >= _EXP_FLOOR else 0.0
+    scale = bits[:n].view(np.float64)
+    for i in range(n):
+        values[i] *= scale[i]
+
+
+# -- one sweep: the E-step and the expected statistics --------------------------------
+
+
+@_compiled._reassociated
 def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
     """The E-step at ``(clp, logp, mu, var)`` and its expected statistics, in one pass.
 
     Fills ``resp`` (K, n) and ``row_ll`` (n,), the groups' histogram ``hist``
     (codes, K), the Gaussian sums ``g_n``, ``g_s1``, ``g_s2`` (K, d) of the weights,
     deviations from ``mu`` and squared deviations, and ``class_counts`` (K,).
-    ``scores`` (K, rows), ``cols`` (d, rows), ``inv_sd`` and ``const`` (K, d) are
-    scratch space. ``data`` and ``scratch`` are :attr:`CompiledProblem.data` and the
+    The Gaussian values come column by column, ``xt`` (d, n), so every sum runs
+    along contiguous memory. ``scores`` (K, rows), ``inv_sd`` and ``const`` (K, d)
+    are scratch space. ``data`` and ``scratch`` are :attr:`CompiledProblem.data` and the
     loop's scratch arrays. Returns ``(log-likelihood, row)``: ``row`` is -1, or the
     first row of likelihood 0 under every component (the sweep then stops).
     """
-    codes, offsets, bounds, sizes, segments, x, weights, known = data
-    table, hist, g_n, g_s1, g_s2, class_counts, scores, cols, inv_sd, const = scratch
+    codes, offsets, bounds, sizes, segments, xt, weights, known = data
+    table, hist, g_n, g_s1, g_s2, class_counts, scores, inv_sd, const = scratch
     n_comp = clp.shape[0]
-    n, d = x.shape
+    d, n = xt.shape
+    tops, lls, bits = np.empty(_ROWS), np.empty(_ROWS), np.empty(_ROWS, dtype=np.int64)
     n_groups = codes.shape[1]
     if n_groups:
         _compiled.group_tables(logp, offsets, bounds, sizes, segments, table)
@@ -106,42 +153,46 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
                 for k in range(n_comp):
                     scores[k, r] += table[b, k]
         if d:
-            for r in range(m):
-                row = x[start + r]
-                for j in range(d):
-                    cols[j, r] = row[j]
             for k in range(n_comp):
                 s = scores[k]
                 for j in range(d):
                     c, mean, w = const[k, j], mu[k, j], inv_sd[k, j]
-                    col = cols[j]
+                    col = xt[j][start:stop]
                     for r in range(m):
                         v = col[r]
                         z = (v - mean) * w
                         s[r] += c - 0.5 * z * z if v == v else 0.0
-        # normalize: responsibilities and every row's log-likelihood
+        # normalize: responsibilities and every row's log-likelihood (a known row's:
+        # its component's joint), by a log-sum-exp over the components
         for r in range(m):
-            i = start + r
             top = scores[0, r]
             for k in range(1, n_comp):
                 top = max(top, scores[k, r])
             if not math.isfinite(top):
-                return total, i
+                return total, start + r
+            tops[r] = top
+            label = known[start + r] if len(known) else -1
+            lls[r] = scores[label, r] if label >= 0 else 0.0
+        for k in range(n_comp):
+            s = scores[k]
+            for r in range(m):
+                s[r] -= tops[r]
+            exp_in_place(s[:m], bits)
+        for r in range(m):
+            i = start + r
             label = known[i] if len(known) else -1
             if label >= 0:
-                ll = scores[label, r]
+                ll = lls[r]
                 for k in range(n_comp):
                     scores[k, r] = 0.0
                 scores[label, r] = 1.0
             else:
                 acc = 0.0
                 for k in range(n_comp):
-                    e = math.exp(scores[k, r] - top)
-                    scores[k, r] = e
-                    acc += e
+                    acc += scores[k, r]
                 for k in range(n_comp):
                     scores[k, r] /= acc
-                ll = top + math.log(acc)
+                ll = tops[r] + math.log(acc)
             row_ll[i] = ll
             for k in range(n_comp):
                 resp[k, i] = scores[k, r]
@@ -168,7 +219,7 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
             s = scores[k]
             for j in range(d):
                 c = mu[k, j]
-                col = cols[j]
+                col = xt[j][start:stop]
                 s0, s1, s2 = 0.0, 0.0, 0.0
                 for r in range(m):
                     v = col[r]
@@ -540,7 +591,7 @@ def em_run(
     and in ``info``: the history's length, the sweeps, whether EM converged, the
     outcome (:data:`CONVERGED`, :data:`MAX_ITER` or :data:`IRREGULAR`) and the
     iteration where it stopped. Returns the final sweep's log-likelihood."""
-    _codes, offsets, bounds, sizes, segments, x, _weights, _known = data
+    _codes, offsets, bounds, sizes, segments, xt, _weights, _known = data
     clp = banks[0][_CUR]
     n_comp = clp.shape[0]
     n_codes = 0
@@ -549,7 +600,7 @@ def em_run(
         for j in range(bounds[g], bounds[g + 1]):
             cur *= sizes[j] + 1
         n_codes = max(n_codes, offsets[g] + cur)
-    d = x.shape[1]
+    d = xt.shape[0]
     scratch = (
         np.empty((n_codes, n_comp)),
         np.empty((n_codes, n_comp)),
@@ -558,7 +609,6 @@ def em_run(
         np.empty((n_comp, d)),
         np.empty(n_comp),
         np.empty((n_comp, _ROWS)),
-        np.empty((d, _ROWS)),
         np.empty((n_comp, d)),
         np.empty((n_comp, d)),
     )
@@ -781,14 +831,27 @@ class CompiledProblem:
             d = kernel.x.shape[1]
             self.parts.append((i, "gaussian", slice(d_at, d_at + d), (K, d)))
             d_at += d
+        # the Gaussian values column by column (a frame's block already is)
         if len(gauss) == 1:
-            x = np.ascontiguousarray(gauss[0][1].x, dtype=float)
-        else:  # none (n, 0), or several side by side
-            x = np.empty((n, d_at))
+            xt = np.ascontiguousarray(gauss[0][1].x.T, dtype=float)
+        else:  # none (0, n), or several stacked
+            xt = np.empty((d_at, n))
             gauss_parts = [part for part in self.parts if part[1] == "gaussian"]
             for (_, kernel), (_, _, cols, _) in zip(gauss, gauss_parts, strict=True):
-                x[:, cols] = kernel.x
+                xt[cols] = kernel.x.T
         self.width, self.d = flat_at, d_at
+        weights = np.ones(n) if problem.weights is None else problem.weights
+        known = (
+            np.empty(0, dtype=np.int64) if problem.known is None else problem.known.astype(np.int64)
+        )
+        self.inverse = None  # every row's pattern, when the loop reads patterns
+        patterns = None if gauss else _patterns(group_codes, code_at, known, K)
+        if patterns is not None:  # few possible rows: each read once, weighted
+            self.inverse, first = patterns
+            group_codes = np.ascontiguousarray(group_codes[first].T).T
+            weights = np.bincount(self.inverse, weights=weights, minlength=len(first))
+            known = known[first] if len(known) else known
+            xt = np.empty((0, len(first)))
 
         def gauss_prior(name):
             return _concat([getattr(k, name) for _, k in gauss], K)
@@ -800,11 +863,9 @@ class CompiledProblem:
             index(bounds, dtype=np.int64),
             index(sizes, dtype=np.int64),
             index(segments, dtype=np.int64),
-            x,
-            np.ones(n) if problem.weights is None else problem.weights,
-            np.empty(0, dtype=np.int64)
-            if problem.known is None
-            else problem.known.astype(np.int64),
+            xt,
+            weights,
+            known,
         )
         # the component weights' estimate and prior term
         alpha = np.broadcast_to(problem.class_prior.with_categories(K).alpha, (K,)).astype(float)
@@ -850,7 +911,8 @@ class CompiledProblem:
             else:
                 banks[2][_CUR][:, cols] = params["mu"]
                 banks[3][_CUR][:, cols] = params["var"]
-        resp, row_ll = np.empty((K, n)), np.empty(n)
+        m = n if self.inverse is None else self.data[0].shape[0]  # rows, or patterns
+        resp, row_ll = np.empty((K, m)), np.empty(m)
         history = np.empty(max_iter + 1)
         info = np.zeros(5, dtype=np.int64)
         target = tol * problem.total_weight
@@ -870,6 +932,8 @@ class CompiledProblem:
         )
         if info[3] == IRREGULAR:
             return None
+        if self.inverse is not None:  # every row takes its pattern's
+            resp, row_ll = resp[:, self.inverse], row_ll[self.inverse]
         return (
             self._state(banks),
             history[: info[0]].tolist(),
@@ -897,6 +961,36 @@ class CompiledProblem:
                     "ss": banks[7][_CUR][:, cols].copy(),
                 }
         return self.problem.estimate(stats, banks[8][_CUR].copy())
+
+
+def _patterns(codes: np.ndarray, n_codes: int, known: np.ndarray, n_components: int):
+    """``(inverse, first)``: every row's pattern (its group codes, and its known
+    component if any) and the first row of every pattern, when the rows can take at
+    most half as many patterns as there are rows (the pattern's key then fits a
+    count of every possible key); else None. The loop then reads each pattern once,
+    with the rows' summed weight: the same sums, fewer terms."""
+    n = codes.shape[0]
+    span = 1
+    for g in range(codes.shape[1]):
+        span *= int(codes[:, g].max()) + 1 if n else 1
+        if span > n // 2:
+            return None
+    labels = n_components + 1 if len(known) else 1
+    if span * labels > n // 2:
+        return None
+    key = np.zeros(n, dtype=np.int64)
+    place = 1
+    for g in range(codes.shape[1]):
+        key += codes[:, g].astype(np.int64) * place
+        place *= int(codes[:, g].max()) + 1
+    if len(known):
+        key += (known + 1) * place
+    present = np.bincount(key, minlength=span * labels) > 0
+    rank = np.cumsum(present) - 1
+    inverse = rank[key]
+    first = np.empty(int(present.sum()), dtype=np.intp)
+    first[inverse[::-1]] = np.arange(n)[::-1]  # the first row of every pattern
+    return inverse, first
 
 
 def compile_problem(problem) -> CompiledProblem | None:

@@ -86,7 +86,7 @@ def binary(n: int, d: int, k: int, seed: int) -> np.ndarray:
 
 def gaussian(n: int, d: int, k: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    centres = rng.normal(0.0, 3.0, (k, d))
+    centres = rng.normal(0.0, 0.6, (k, d))  # overlapping: EM takes many iterations
     z = rng.integers(0, k, n)
     return centres[z] + rng.normal(size=(n, d))
 

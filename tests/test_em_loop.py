@@ -46,6 +46,21 @@ def _mixed():
     return frame, z
 
 
+def _few_patterns():
+    """1200 rows of four items (3, 2, 2 and 3 levels, some missing): at most
+    4 * 3 * 3 * 4 = 144 patterns, so the loop reads each pattern once."""
+    rng = np.random.default_rng(9)
+    z = rng.integers(0, 3, 1200)
+    frame = pd.DataFrame(
+        {
+            f"q{j}": np.where(rng.random(1200) < 0.6, z % size, rng.integers(0, size, 1200))
+            for j, size in enumerate([3, 2, 2, 3])
+        }
+    ).astype(float)
+    frame[frame.columns[0]] = frame[frame.columns[0]].mask(rng.random(1200) < 0.05)
+    return frame
+
+
 CASES = {
     "votes-bernoulli": (
         lambda: bnb.NaiveBayes(bnb.Bernoulli(bnb.Beta(2, 2), values=("n", "y"))),
@@ -87,6 +102,17 @@ CASES = {
             "sample_weight": np.random.default_rng(0).uniform(0.2, 3.0, 600),
         },
     ),
+    "few-patterns-weighted": (
+        lambda: bnb.NaiveBayes(bnb.Categorical()),
+        _few_patterns,
+        3,
+        {
+            "n_init": 3,
+            "random_state": 8,
+            "init": "random",
+            "sample_weight": np.random.default_rng(2).uniform(0.0, 2.0, 1200),
+        },
+    ),
     "ragged-block": (
         lambda: bnb.NaiveBayes(bnb.Categorical()),
         lambda: np.column_stack(
@@ -117,12 +143,38 @@ def test_the_loop_gives_the_python_engines_histories(case, monkeypatch):
         scale = np.abs(b.history)
         np.testing.assert_array_less(np.abs(a.history - b.history), 1e-12 * scale + 1e-300)
         assert abs(a.log_likelihood - b.log_likelihood) <= 1e-12 * abs(b.log_likelihood)
-        np.testing.assert_allclose(a.responsibilities, b.responsibilities, atol=1e-9)
+        # Near a maximum the parameters are fixed only to about the square root of the
+        # objective's precision (the objective is flat there to first order): on a
+        # flat optimum (the ragged block is noise) a 1e-12 difference in where EM
+        # stops moves them by ~1e-9.
+        np.testing.assert_allclose(a.responsibilities, b.responsibilities, atol=1e-6)
         for name in b.params.data_vars:
-            np.testing.assert_allclose(a.params[name], b.params[name], rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(a.params[name], b.params[name], rtol=1e-6, atol=1e-9)
     best = [f.objective for f in python.restarts]
     if np.sort(best)[-1] - np.sort(best)[-2] > 1e-9 * abs(max(best)):  # not a tie
         assert compiled.best_restart == python.best_restart
+
+
+def test_rows_read_as_patterns(monkeypatch):
+    """Few possible rows: the loop reads every pattern once (with the rows' summed
+    weight), and every row gets its pattern's responsibilities."""
+    from bayesnb._data import Table
+
+    X = _few_patterns()
+    problem = mixture._Problem(bnb.NaiveBayes(bnb.Categorical()), Table(X), [0, 1, 2], None, None)
+    compiled = problem.compiled
+    n_patterns = compiled.data[0].shape[0]
+    expected = len(X.drop_duplicates())
+    assert compiled.inverse is not None and n_patterns == expected
+    np.testing.assert_array_equal(compiled.data[6], np.bincount(compiled.inverse))
+    fit = bnb.NaiveBayes(bnb.Categorical()).cluster(X, 3, n_init=1, random_state=0)
+    same = X.fillna(-1).duplicated(keep=False).to_numpy()
+    groups = X.fillna(-1).groupby(list(X.columns)).ngroup().to_numpy()
+    first = {g: i for i, g in reversed(list(enumerate(groups)))}
+    rows = np.flatnonzero(same)
+    np.testing.assert_array_equal(
+        fit.responsibilities[rows], fit.responsibilities[[first[g] for g in groups[rows]]]
+    )
 
 
 def test_semi_supervised_rows_keep_their_component(monkeypatch):
@@ -132,6 +184,23 @@ def test_semi_supervised_rows_keep_their_component(monkeypatch):
     kwargs = {"y": y, "n_init": 2, "random_state": 0}
     compiled = bnb.NaiveBayes().cluster(X, 3, **kwargs)
     python = _fit(bnb.NaiveBayes(), X, 3, python=True, monkeypatch=monkeypatch, **kwargs)
+    _check_semi_supervised(compiled, python, y, z)
+
+
+def test_semi_supervised_patterns(monkeypatch):
+    """Known rows with few patterns: a pattern's key holds the row's known component."""
+    X = _few_patterns()
+    z = np.random.default_rng(3).integers(0, 3, len(X))
+    y = pd.Series(z.astype(object))
+    y[np.random.default_rng(4).random(len(z)) < 0.9] = None
+    kwargs = {"y": y, "n_init": 2, "random_state": 0, "init": "random"}
+    model = bnb.NaiveBayes(bnb.Categorical())
+    compiled = model.cluster(X, 3, **kwargs)
+    python = _fit(model, X, 3, python=True, monkeypatch=monkeypatch, **kwargs)
+    _check_semi_supervised(compiled, python, y, z)
+
+
+def _check_semi_supervised(compiled, python, y, z):
     for a, b in zip(compiled.restarts, python.restarts, strict=True):
         # the same path; at the optimum, where the gains are round-off, the stopping
         # rule may take one more or one fewer SQUAREM cycle
