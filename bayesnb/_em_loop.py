@@ -126,6 +126,8 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
     n_comp = clp.shape[0]
     d, n = xt.shape
     tops, lls, bits = np.empty(_ROWS), np.empty(_ROWS), np.empty(_ROWS, dtype=np.int64)
+    byrow = np.empty((_ROWS if codes.shape[1] else 0, n_comp))  # the discrete part, by row
+    no_labels, no_weights = np.full(_ROWS, -1, dtype=np.int64), np.empty(0)  # every row soft
     n_groups = codes.shape[1]
     if n_groups:
         _compiled.group_tables(logp, offsets, bounds, sizes, segments, table)
@@ -142,16 +144,14 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
     for start in range(0, n, _ROWS):
         stop = min(n, start + _ROWS)
         m = stop - start
+        if n_groups:  # each row reads K adjacent entries per group: summed row by row
+            byrow[:m] = 0.0
+            for g in range(n_groups):
+                _compiled._lookup_codes(codes[start:stop, g], offsets[g], m, table, byrow)
         for k in range(n_comp):
             c = clp[k]
             for r in range(m):
-                scores[k, r] = c
-        for g in range(n_groups):
-            base = offsets[g]
-            for r in range(m):
-                b = base + codes[start + r, g]
-                for k in range(n_comp):
-                    scores[k, r] += table[b, k]
+                scores[k, r] = c + byrow[r, k] if n_groups else c
         if d:
             for k in range(n_comp):
                 s = scores[k]
@@ -209,12 +209,14 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
             for r in range(m):
                 acc += scores[k, r]
             class_counts[k] += acc
-        for g in range(n_groups):
-            base = offsets[g]
+        if n_groups:
             for r in range(m):
-                b = base + codes[start + r, g]
                 for k in range(n_comp):
-                    hist[b, k] += scores[k, r]
+                    byrow[r, k] = scores[k, r]
+            for g in range(n_groups):
+                _compiled._count_codes(
+                    codes[start:stop, g], offsets[g], m, no_labels, no_weights, byrow, hist
+                )
         for k in range(n_comp):
             s = scores[k]
             for j in range(d):

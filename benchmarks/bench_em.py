@@ -22,9 +22,10 @@ axis, ``X.T @ R``), and the parts on their own: the E-step product ``W @ X.T``, 
 engine's components-first log-sum-exp and normalization of the (K, n) joint, the
 M-step product ``R @ X``, and both products fused over L2-sized blocks of rows.
 
-The EM iteration is timed three ways: with the engine's default sweep blocks, with
-L2-sized blocks (1 MiB of codes), and as one block (the E-step over every row, then
-the M-step over every row). Its time is the difference between runs of
+The EM iteration is timed in the compiled loop (``bayesnb._em_loop``, the default),
+and in the Python engine three ways: with its default sweep blocks, with L2-sized
+blocks (1 MiB of codes), and as one block (the E-step over every row, then the
+M-step over every row). Its time is the difference between runs of
 ``max_iter=m2`` and ``max_iter=m1`` iterations (``MixtureFit.seconds`` times the EM
 loop only, not the encoding), divided by ``m2 - m1``; every timing is the best of
 ``--repeats``. BLAS threads are pinned with threadpoolctl (default 1): on a shared
@@ -75,11 +76,13 @@ def best(f, repeats: int) -> float:
 
 
 def em_seconds(model, x, k: int, iterations: int, block_bytes: int | None = None) -> float:
-    """``MixtureFit.seconds`` of ``iterations`` EM iterations; ``block_bytes`` sets the
-    sweep's block size (default: the engine's)."""
-    default = mixture._SWEEP_BYTES
+    """``MixtureFit.seconds`` of ``iterations`` EM iterations: the compiled loop (the
+    default engine), or, given ``block_bytes``, the Python engine sweeping blocks of
+    that size."""
+    default, compiled = mixture._SWEEP_BYTES, mixture._em_loop.compile_problem
     if block_bytes is not None:
         mixture._SWEEP_BYTES = block_bytes
+        mixture._em_loop.compile_problem = lambda problem: None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -95,7 +98,7 @@ def em_seconds(model, x, k: int, iterations: int, block_bytes: int | None = None
                 random_state=0,
             )
     finally:
-        mixture._SWEEP_BYTES = default
+        mixture._SWEEP_BYTES, mixture._em_loop.compile_problem = default, compiled
     assert mix.n_iter == iterations
     return mix.seconds
 
@@ -159,6 +162,7 @@ def main(argv=None) -> dict:
         log_pi = np.full(args.k, -np.log(args.k))
         plain = best(lambda: straightforward_iteration(x, log_theta, log_pi), args.repeats)
         per_iter = em_iteration(model, x, args.k, args)
+        per_iter_python = em_iteration(model, x, args.k, args, mixture._SWEEP_BYTES)
         per_iter_l2 = em_iteration(model, x, args.k, args, L2_BLOCK_BYTES)
         per_iter_one = em_iteration(model, x, args.k, args, 1 << 62)
     result = {
@@ -167,6 +171,7 @@ def main(argv=None) -> dict:
         "pass_sum": reduce,
         "passes": per_iter / gemv,
         "passes_vs_sum": per_iter / reduce,
+        "passes_python_engine": per_iter_python / gemv,
         "passes_l2_blocks": per_iter_l2 / gemv,
         "passes_one_block": per_iter_one / gemv,
         "floor_passes": (e_product + m_product) / gemv,
@@ -188,9 +193,10 @@ def main(argv=None) -> dict:
         + line("  M-step product R @ X", m_product)
         + line(f"  both products fused, blocks of {l2_rows} rows", fused)
         + "  one EM iteration (model.cluster):\n"
-        + line("  sweep in the engine's default blocks", per_iter)
-        + line("  sweep in blocks of 1 MiB of codes (L2)", per_iter_l2)
-        + line("  one block: E-step, then M-step, all rows", per_iter_one)
+        + line("  the compiled loop (the default)", per_iter)
+        + line("  Python engine, its default sweep blocks", per_iter_python)
+        + line("  Python engine, blocks of 1 MiB of codes (L2)", per_iter_l2)
+        + line("  Python engine, one block: E-step, then M-step", per_iter_one)
         + f"  EM iteration / pass: {result['passes']:.2f} passes of X @ v "
         f"({result['passes_vs_sum']:.2f} of X.sum()); target <= 4, floor ~2"
     )
