@@ -15,8 +15,13 @@ Two kinds of block take part, each gathered over every block of its kind:
   per row and component in the E-step, and one weighted histogram per group in the
   same pass, whose margins are the expected counts. Their parameters lie flat,
   ``logp`` (K, S), every column's categories at ``segments[j]``;
-* **diagonal Gaussian blocks** as one dense (n, d) matrix, a missing value (NaN) left
-  out of both steps. The M-step is the Normal-Inverse-Gamma mode (MAP-EM).
+* **diagonal Gaussian blocks** as one dense matrix stored column by column (d, n), so
+  that every sum over rows runs along contiguous memory; a missing value (NaN) is
+  left out of both steps. The M-step is the Normal-Inverse-Gamma mode (MAP-EM).
+
+Discrete data that can show few distinct rows (at most half as many patterns as
+rows) is read once per pattern, with the rows' summed weight. The E-step's
+exponentials come from :func:`exp_in_place`, which the compiler vectorizes.
 
 Every formula is the Python engine's, term for term (the estimates of
 :meth:`bayesnb.priors.Dirichlet.point_estimate` and
@@ -52,8 +57,9 @@ ROWS_PER_CODE = 4
 #: Outcomes of :func:`em_run` (``info[3]``).
 CONVERGED, MAX_ITER, IRREGULAR = 0, 1, 2
 
-#: Cycles over which accelerated EM takes the largest observed rate of the EM map
-#: (as :data:`bayesnb.mixture._RATE_WINDOW`), and the factor of its step bound.
+#: Cycles over which accelerated EM takes the largest observed rate of the EM map, and
+#: the factor by which SQUAREM's bound on the step length grows (and shrinks); the
+#: Python engine (:mod:`bayesnb.mixture`) takes both from here.
 _RATE_WINDOW = 6
 _STEP_FACTOR = 4.0
 
@@ -115,19 +121,18 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
     Fills ``resp`` (K, n) and ``row_ll`` (n,), the groups' histogram ``hist``
     (codes, K), the Gaussian sums ``g_n``, ``g_s1``, ``g_s2`` (K, d) of the weights,
     deviations from ``mu`` and squared deviations, and ``class_counts`` (K,).
-    The Gaussian values come column by column, ``xt`` (d, n), so every sum runs
-    along contiguous memory. ``scores`` (K, rows), ``inv_sd`` and ``const`` (K, d)
-    are scratch space. ``data`` and ``scratch`` are :attr:`CompiledProblem.data` and the
-    loop's scratch arrays. Returns ``(log-likelihood, row)``: ``row`` is -1, or the
-    first row of likelihood 0 under every component (the sweep then stops).
+    ``data`` is :attr:`CompiledProblem.data`, its Gaussian values column by column,
+    ``xt`` (d, n), so every sum runs along contiguous memory; ``scratch`` holds the
+    statistics and the loop's scratch space (see :func:`em_run`). Returns
+    ``(log-likelihood, row)``: ``row`` is -1, or the first row of likelihood 0 under
+    every component (the sweep then stops).
     """
     codes, offsets, bounds, sizes, segments, xt, weights, known = data
-    table, hist, g_n, g_s1, g_s2, class_counts, scores, inv_sd, const = scratch
+    table, hist, g_n, g_s1, g_s2, class_counts, scores, inv_sd, const = scratch[:9]
+    tops, lls, bits, byrow, no_labels = scratch[9:]
     n_comp = clp.shape[0]
     d, n = xt.shape
-    tops, lls, bits = np.empty(_ROWS), np.empty(_ROWS), np.empty(_ROWS, dtype=np.int64)
-    byrow = np.empty((_ROWS if codes.shape[1] else 0, n_comp))  # the discrete part, by row
-    no_labels, no_weights = np.full(_ROWS, -1, dtype=np.int64), np.empty(0)  # every row soft
+    no_weights = np.empty(0)  # (the histogram's rows all soft: ``no_labels`` -1)
     n_groups = codes.shape[1]
     if n_groups:
         _compiled.group_tables(logp, offsets, bounds, sizes, segments, table)
@@ -590,9 +595,9 @@ def em_run(
     :meth:`bayesnb.mixture._Problem.run`: plain EM, or SQUAREM cycles when
     ``accelerate``. Leaves the final state in slot ``_CUR``, the final sweep's
     ``resp`` and ``row_ll``, the objective at every accepted point in ``history``,
-    and in ``info``: the history's length, the sweeps, whether EM converged, the
-    outcome (:data:`CONVERGED`, :data:`MAX_ITER` or :data:`IRREGULAR`) and the
-    iteration where it stopped. Returns the final sweep's log-likelihood."""
+    and in ``info``: the history's length, the sweeps, whether EM converged, and the
+    outcome (:data:`CONVERGED`, :data:`MAX_ITER` or :data:`IRREGULAR`). Returns the
+    final sweep's log-likelihood."""
     _codes, offsets, bounds, sizes, segments, xt, _weights, _known = data
     clp = banks[0][_CUR]
     n_comp = clp.shape[0]
@@ -613,6 +618,11 @@ def em_run(
         np.empty((n_comp, _ROWS)),
         np.empty((n_comp, d)),
         np.empty((n_comp, d)),
+        np.empty(_ROWS),  # every row's top score, log-likelihood, and exp's scratch
+        np.empty(_ROWS),
+        np.empty(_ROWS, dtype=np.int64),
+        np.empty((_ROWS if n_codes else 0, n_comp)),  # the discrete scores, row by row
+        np.full(_ROWS, -1, dtype=np.int64),  # no row labelled
     )
     size = n_comp * (1 + banks[1].shape[2] + 2 * d)
     x0, x1, x2 = np.empty(size), np.empty(size), np.empty(size)
@@ -715,7 +725,6 @@ def em_run(
             break
     info[0], info[1], info[2] = n_hist, n_sweeps, converged
     info[3] = IRREGULAR if irregular else (CONVERGED if converged else MAX_ITER)
-    info[4] = n_hist
     return ll
 
 
@@ -916,7 +925,7 @@ class CompiledProblem:
         m = n if self.inverse is None else self.data[0].shape[0]  # rows, or patterns
         resp, row_ll = np.empty((K, m)), np.empty(m)
         history = np.empty(max_iter + 1)
-        info = np.zeros(5, dtype=np.int64)
+        info = np.zeros(4, dtype=np.int64)
         target = tol * problem.total_weight
         log_likelihood = em_run(
             self.data,

@@ -36,6 +36,7 @@ import xarray as xr
 
 from bayesnb import _em_loop, cluster_reports, model_choice
 from bayesnb._data import Table, check_sample_weight
+from bayesnb._em_loop import _RATE_WINDOW, _STEP_FACTOR
 from bayesnb._lazy import sparse
 from bayesnb._starts import component_labels, start_params
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
@@ -645,10 +646,6 @@ class _Problem:
         return None
 
 
-#: Cycles over which accelerated EM takes the largest observed rate of the EM map.
-_RATE_WINDOW = 6
-#: SQUAREM's bound on the step length grows (and shrinks) by this factor.
-_STEP_FACTOR = 4.0
 #: Components whose parameters (log-probabilities, standardized means, log-variances)
 #: differ by at most this much coincide.
 _SAME = 1e-6
