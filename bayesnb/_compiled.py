@@ -683,6 +683,44 @@ def _squared_sums(row, w, centre, mean, acc, masked):
         acc[2, j] += wd * d
 
 
+@_inline
+def _column_sums(col, w_k, m, c, masked):
+    """``(s0, s1, s2)``: the weights ``w_k`` of the first ``m`` entries of ``col``, and
+    the weighted deviations from ``c`` and their squares, summed (a missing entry
+    adding nothing when ``masked``; ``s0`` is then its column's own)."""
+    s0, s1, s2 = 0.0, 0.0, 0.0
+    if masked:
+        for r in range(m):
+            v = col[r]
+            ok = v == v
+            dv = v - c if ok else 0.0
+            w = w_k[r] if ok else 0.0
+            wd = w * dv
+            s0 += w
+            s1 += wd
+            s2 += wd * dv
+    else:
+        for r in range(m):
+            dv = col[r] - c
+            wd = w_k[r] * dv
+            s1 += wd
+            s2 += wd * dv
+    return s0, s1, s2
+
+
+@_inline
+def _total_weights(soft, m, acc, masked):
+    """``acc[k, 0, 0]``: component ``k``'s weight in the block, when the rows are
+    complete (``masked`` False); a masked block sums it column by column."""
+    if not masked:
+        for k in range(soft.shape[0]):
+            s0 = 0.0
+            w_k = soft[k]
+            for r in range(m):
+                s0 += w_k[r]
+            acc[k, 0, 0] = s0
+
+
 @_reassociated
 def _soft_block_sums(x, start, stop, resp, centre, cols, soft, acc, masked):
     """The soft-responsibility part of :func:`dense_moments` for rows
@@ -700,36 +738,48 @@ def _soft_block_sums(x, start, stop, resp, centre, cols, soft, acc, masked):
             cols[j, r] = row[j]
         for k in range(n_comp):
             soft[k, r] = resp[k, start + r]
+    _total_weights(soft, m, acc, masked)
     for k in range(n_comp):
-        w_k = soft[k]
-        if not masked:
-            s0 = 0.0
-            for r in range(m):
-                s0 += w_k[r]
-            acc[k, 0, 0] = s0
         for j in range(d):
-            c = centre[k, j]
-            col = cols[j]
-            s0, s1, s2 = 0.0, 0.0, 0.0
+            s0, s1, s2 = _column_sums(cols[j], soft[k], m, centre[k, j], masked)
             if masked:
-                for r in range(m):
-                    v = col[r]
-                    ok = v == v
-                    dv = v - c if ok else 0.0
-                    w = w_k[r] if ok else 0.0
-                    wd = w * dv
-                    s0 += w
-                    s1 += wd
-                    s2 += wd * dv
                 acc[k, 0, j] = s0
-            else:
-                for r in range(m):
-                    dv = col[r] - c
-                    wd = w_k[r] * dv
-                    s1 += wd
-                    s2 += wd * dv
             acc[k, 1, j] = s1
             acc[k, 2, j] = s2
+
+
+@_reassociated
+def _column_block_sums(columns, start, stop, label, weight, soft, centre, soft_k, acc, masked):
+    """:func:`_soft_block_sums` for data stored column by column, ``columns`` (d, n)
+    (a DataFrame's block): the rows' weights by component (a labelled row's weight at
+    its label, 0 elsewhere; another row's ``soft`` row) into ``soft_k`` (K, rows),
+    then every column's sums read in place, along contiguous memory."""
+    m = stop - start
+    n_comp, d = centre.shape
+    for r in range(m):
+        k = label[r]
+        for kk in range(n_comp):
+            soft_k[kk, r] = soft[r, kk] if k < 0 else (weight[r] if kk == k else 0.0)
+    _total_weights(soft_k, m, acc, masked)
+    for j in range(d):  # each column read from memory once, then from L1 for each k
+        col = columns[j, start:stop]
+        for k in range(n_comp):
+            s0, s1, s2 = _column_sums(col, soft_k[k], m, centre[k, j], masked)
+            if masked:
+                acc[k, 0, j] = s0
+            acc[k, 1, j] = s1
+            acc[k, 2, j] = s2
+
+
+@_inline
+def _moment_row(x, columns, i, buf):
+    """Row ``i`` of the data: of ``x`` (n, d), or gathered from ``columns`` (d, n)
+    into ``buf`` when the data comes column by column."""
+    if columns.shape[1] == 0:
+        return x[i]
+    for j in range(columns.shape[0]):
+        buf[j] = columns[j, i]
+    return buf
 
 
 #: Entries of a block of :func:`dense_moments`: read again only in the rare block that
@@ -743,14 +793,16 @@ _ONE_PASS_RATIO = 16.0
 
 
 @_jit
-def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
+def dense_moments(x, columns, labels, weights, resp, masked, n_out, mean_out, ss_out):
     """Fill ``n_out``, ``mean_out`` and ``ss_out`` (K, d), zero on entry, with the
     weighted count, mean and centred sum of squares of the dense ``x`` (n, d) by
     class, rows weighted as in :func:`_block_labels` (class labels, or
-    responsibilities ``resp`` (K, n)). ``masked``: a missing (NaN) entry is left out
-    of its column; else the rows are taken as complete (a NaN makes its sums NaN, and
-    the caller counts again with ``masked``). Return the number of centres still
-    unset (columns of a class with no observed value).
+    responsibilities ``resp`` (K, n)). Data stored column by column (a DataFrame's
+    block) comes as ``columns`` (d, n), its transpose, with an ``x`` of no rows; every
+    block is then summed column by column (:func:`_column_block_sums`). ``masked``: a
+    missing (NaN) entry is left out of its column; else the rows are taken as complete
+    (a NaN makes its sums NaN, and the caller counts again with ``masked``). Return
+    the number of centres still unset (columns of a class with no observed value).
 
     Exact to round-off whatever the data's offset and the rows' order. Every class
     and column has a fixed centre, and every sum is of deviations from it: the
@@ -768,17 +820,19 @@ def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
     differences are exact). A class whose observed values are all equal gets exactly
     its value as mean and ``ss = 0``.
     """
-    n, d = x.shape
+    by_column = columns.shape[1] > 0
+    n, d = (columns.shape[1], columns.shape[0]) if by_column else x.shape
     n_comp = n_out.shape[0]
     rows = max(16, min(4 * _BLOCK_ROWS, _MOMENT_ENTRIES // max(1, d)))
+    buf = np.empty(d)  # a row gathered from ``columns``
     label = np.empty(rows, dtype=np.int64)
     weight = np.empty(rows)
     soft = np.empty((rows, n_comp))
     acc = np.empty((n_comp, 4, d))  # a block's weights, deviations, squares, deviations
     # Row by row for class labels (one class per row) and a single component; column
     # by column for the soft responsibilities of several components
-    by_row = len(labels) > 0 or n_comp == 1
-    cols = np.empty((d, 0 if by_row else rows))  # the soft path's block, by column
+    by_row = not by_column and (len(labels) > 0 or n_comp == 1)
+    cols = np.empty((d, 0 if by_row or by_column else rows))  # the soft path's block
     soft_k = np.empty((n_comp, 0 if by_row else rows))  # and its weights, by component
     means = np.empty((n_comp, d))  # a block's means, relative to the centres
     centre = np.zeros((n_comp, d))
@@ -788,7 +842,7 @@ def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
     for start in range(0, n, rows):
         stop = min(n, start + rows)
         m = stop - start
-        labelled = by_row or unset > 0  # the rows' labels: needed for the centres
+        labelled = by_row or by_column or unset > 0  # the rows' labels
         if labelled:
             _block_labels(labels, weights, resp, start, stop, label, weight, soft)
         if unset:  # a class's first observed value in each column: its first centre
@@ -796,13 +850,18 @@ def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
                 k = label[r]
                 for kk in range(n_comp) if k < 0 else range(k, k + 1):
                     w = weight[r] if k >= 0 else soft[r, kk]
-                    got = _first_values(x[start + r], w, centre[kk], fresh[kk])
+                    row = _moment_row(x, columns, start + r, buf)
+                    got = _first_values(row, w, centre[kk], fresh[kk])
                     if got:
                         unset -= got
                         for j in range(d):
                             provisional[kk, j] |= not fresh[kk, j] and n_out[kk, j] <= 0.0
         acc[:] = 0.0
-        if not by_row:  # soft responsibilities: column by column, vectorized
+        if by_column:
+            _column_block_sums(
+                columns, start, stop, label, weight, soft, centre, soft_k, acc, masked
+            )
+        elif not by_row:  # soft responsibilities: column by column, vectorized
             _soft_block_sums(x, start, stop, resp, centre, cols, soft_k, acc, masked)
         else:
             for r in range(m):
@@ -839,13 +898,14 @@ def dense_moments(x, labels, weights, resp, masked, n_out, mean_out, ss_out):
             acc[:, 2:, :] = 0.0
             for r in range(m):
                 k = label[r]
+                row = _moment_row(x, columns, start + r, buf)
                 if k >= 0:
-                    _squared_sums(x[start + r], weight[r], centre[k], means[k], acc[k], masked)
+                    _squared_sums(row, weight[r], centre[k], means[k], acc[k], masked)
                 else:
                     for k in range(n_comp):
                         w = soft[r, k]
                         if w != 0.0:
-                            _squared_sums(x[start + r], w, centre[k], means[k], acc[k], masked)
+                            _squared_sums(row, w, centre[k], means[k], acc[k], masked)
         for k in range(n_comp):
             for j in range(d):
                 nb = acc[k, 0, j]

@@ -504,3 +504,35 @@ def test_category_frame_codes_score_like_the_array(n_categories):
         new[f"x{j}"] = pd.Categorical([n_categories + 1, None])
     p = by_frame.predict_proba(new)
     np.testing.assert_allclose(p, np.exp(by_frame.class_log_prob)[None].repeat(2, 0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("soft", [False, True])
+def test_column_major_gaussian_moments_equal_numpys(missing, soft):
+    """A column-major block (a DataFrame's) is summed column by column; the counts,
+    means and centred sums of squares are numpy's weighted ones, at a large offset and
+    with the rows sorted by value (the blocks' second pass), missing values left out."""
+    rng = np.random.default_rng(12)
+    n, K = 7000, 3
+    x = np.sort(rng.normal(1e6, 3.0, size=(n, 5)), axis=0)  # sorted: far from a centre
+    if missing:
+        x[rng.random(x.shape) < 0.05] = np.nan
+    xf = np.asfortranarray(x)
+    assert xf.T.flags.c_contiguous
+    codes = rng.integers(0, K, n)
+    w = rng.uniform(0.5, 2.0, n)
+    labels = families.Labels(codes, K, w)
+    resp = rng.dirichlet(np.ones(K), size=n) if soft else labels.dense()
+    block = bnb.Gaussian().bind("X", [f"x{j}" for j in range(5)], x)
+    got = block.count(xf, labels if not soft else resp)
+    for k in range(K):
+        rk = resp[:, k] if soft else np.where(codes == k, w, 0.0)
+        for j in range(5):
+            ok = ~np.isnan(x[:, j])
+            wk, v = rk[ok], x[ok, j]
+            n_kj = wk.sum()
+            mean = np.sum(wk * v) / n_kj
+            ss = np.sum(wk * (v - mean) ** 2)
+            assert got["n"][k, j] == pytest.approx(n_kj, rel=1e-12)
+            assert got["mean"][k, j] == pytest.approx(mean, rel=1e-14)
+            assert got["ss"][k, j] == pytest.approx(ss, rel=1e-9)

@@ -506,8 +506,11 @@ def _moments(x: np.ndarray, args: tuple, n_comp: int, masked: bool) -> dict:
     :func:`bayesnb._compiled.dense_moments` with the label arguments ``args``;
     ``masked``: leaving the missing entries out (else a missing entry gives NaN)."""
     n, mean, ss = (np.zeros((n_comp, x.shape[1])) for _ in range(3))
+    # data stored column by column (a DataFrame's block) is read that way, as x.T
+    by_column = len(x) > 1 and x.shape[1] > 1 and x.T.flags.c_contiguous
+    rows, columns = (x[:0], x.T) if by_column else (x, x[:0].T)
     with np.errstate(invalid="ignore", over="ignore"):
-        _compiled.dense_moments(x, *args, masked, n, mean, ss)
+        _compiled.dense_moments(rows, columns, *args, masked, n, mean, ss)
     return {"n": n, "mean": mean, "ss": ss}
 
 
