@@ -223,20 +223,8 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
                     codes[start:stop, g], offsets[g], m, no_labels, no_weights, byrow, hist
                 )
         for k in range(n_comp):
-            s = scores[k]
-            for j in range(d):
-                c = mu[k, j]
-                col = xt[j][start:stop]
-                s0, s1, s2 = 0.0, 0.0, 0.0
-                for r in range(m):
-                    v = col[r]
-                    ok = v == v
-                    dv = v - c if ok else 0.0
-                    w = s[r] if ok else 0.0
-                    wd = w * dv
-                    s0 += w
-                    s1 += wd
-                    s2 += wd * dv
+            for j in range(d):  # deviations from the swept means, a missing value left out
+                s0, s1, s2 = _compiled._column_sums(xt[j][start:stop], scores[k], m, mu[k, j], True)
                 g_n[k, j] += s0
                 g_s1[k, j] += s1
                 g_s2[k, j] += s2
@@ -406,9 +394,11 @@ N_SLOTS = 6
 
 
 @_jit
-def _sweep(data, prior, scratch, banks, s, resp, row_ll):
+def _sweep(run, s, resp, row_ll):
     """The sweep at slot ``s``: ``(objective, log-likelihood, row)`` (see
-    :func:`em_sweep`; the objective is -inf when a row has likelihood 0)."""
+    :func:`em_sweep`; the objective is -inf when a row has likelihood 0). ``run`` is
+    ``(data, prior, scratch, banks)``."""
+    data, prior, scratch, banks = run
     clp, logp, mu, var = banks[0][s], banks[1][s], banks[2][s], banks[3][s]
     ll, bad = em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll)
     if bad >= 0:
@@ -417,9 +407,10 @@ def _sweep(data, prior, scratch, banks, s, resp, row_ll):
 
 
 @_jit
-def _m_step(data, prior, scratch, banks, centre, out):
+def _m_step(run, centre, out):
     """The M-step from the last sweep (at slot ``centre``) into slot ``out``
     (:func:`em_estimate`)."""
+    data, prior, scratch, banks = run
     return em_estimate(data, prior, scratch, banks[2][centre], banks, out)
 
 
@@ -631,8 +622,9 @@ def em_run(
     checkpoints = np.empty(max_iter + 1)
     rates = np.empty(max_iter + 1)
     info[:] = 0
+    run = (data, prior, scratch, banks)
 
-    obj, ll, bad = _sweep(data, prior, scratch, banks, _CUR, resp, row_ll)
+    obj, ll, bad = _sweep(run, _CUR, resp, row_ll)
     if bad >= 0 or not _resolved(banks[2][_CUR], banks[3][_CUR]):
         info[3] = IRREGULAR
         return ll
@@ -645,14 +637,14 @@ def em_run(
     irregular = False
     while n_hist - 1 < max_iter:
         if not accelerate or max_iter - (n_hist - 1) < 3:
-            if _m_step(data, prior, scratch, banks, _CUR, _CUR) != 0:
+            if _m_step(run, _CUR, _CUR) != 0:
                 irregular = True
                 break
-            obj, ll, bad = _sweep(data, prior, scratch, banks, _CUR, resp, row_ll)
+            obj, ll, ok = _sweep_accepted(
+                run, _CUR, resp, row_ll, history, slack, n_hist, n_rows, total_weight
+            )
             n_sweeps += 1
-            if bad >= 0 or not _accept(
-                history, slack, n_hist, obj, banks, _CUR, n_rows, total_weight
-            ):
+            if not ok:
                 irregular = True
                 break
             n_hist += 1
@@ -665,12 +657,14 @@ def em_run(
         # One SQUAREM cycle from theta0 = the current state.
         _copy(banks, _CUR, _T0)
         start_objective = obj
-        if _m_step(data, prior, scratch, banks, _T0, _T1) != 0:
+        if _m_step(run, _T0, _T1) != 0:
             irregular = True
             break
-        obj, ll, bad = _sweep(data, prior, scratch, banks, _T1, resp, row_ll)
+        obj, ll, ok = _sweep_accepted(
+            run, _T1, resp, row_ll, history, slack, n_hist, n_rows, total_weight
+        )
         n_sweeps += 1
-        if bad >= 0 or not _accept(history, slack, n_hist, obj, banks, _T1, n_rows, total_weight):
+        if not ok:
             irregular = True
             break
         n_hist += 1
@@ -679,7 +673,7 @@ def em_run(
             _copy(banks, _T1, _CUR)
             converged = True
             break
-        if _m_step(data, prior, scratch, banks, _T1, _T2) != 0:
+        if _m_step(run, _T1, _T2) != 0:
             irregular = True
             break
         moved, alpha, rate = _extrapolate(banks, sizes, segments, step_max, x0, x1, x2, scales)
@@ -688,15 +682,15 @@ def em_run(
         tried = False
         if moved:
             n_sweeps += 1
-            t_obj, t_ll, bad = _sweep(data, prior, scratch, banks, _TX, resp, row_ll)
+            t_obj, t_ll, bad = _sweep(run, _TX, resp, row_ll)
             if bad < 0 and math.isfinite(t_obj) and t_obj >= first_objective:
-                tried = _m_step(data, prior, scratch, banks, _TX, _TN) != 1
+                tried = _m_step(run, _TX, _TN) != 1
         if not tried and moved:  # it would lower the objective
             step_max = max(1.0, step_max / _STEP_FACTOR)
         elif alpha <= -step_max:  # the step length reached its bound: let it grow
             step_max *= _STEP_FACTOR
         if not tried:
-            obj, ll, bad = _sweep(data, prior, scratch, banks, _T2, resp, row_ll)
+            obj, ll, bad = _sweep(run, _T2, resp, row_ll)
             n_sweeps += 1
             at = _T2
         else:
@@ -710,12 +704,14 @@ def em_run(
         # The stabilizing EM step from the accepted point.
         if tried:
             _copy(banks, _TN, _CUR)
-        elif _m_step(data, prior, scratch, banks, _T2, _CUR) != 0:
+        elif _m_step(run, _T2, _CUR) != 0:
             irregular = True
             break
-        obj, ll, bad = _sweep(data, prior, scratch, banks, _CUR, resp, row_ll)
+        obj, ll, ok = _sweep_accepted(
+            run, _CUR, resp, row_ll, history, slack, n_hist, n_rows, total_weight
+        )
         n_sweeps += 1
-        if bad >= 0 or not _accept(history, slack, n_hist, obj, banks, _CUR, n_rows, total_weight):
+        if not ok:
             irregular = True
             break
         n_hist += 1
@@ -726,6 +722,16 @@ def em_run(
     info[0], info[1], info[2] = n_hist, n_sweeps, converged
     info[3] = IRREGULAR if irregular else (CONVERGED if converged else MAX_ITER)
     return ll
+
+
+@_jit
+def _sweep_accepted(run, s, resp, row_ll, history, slack, n_hist, n_rows, total_weight):
+    """The sweep at slot ``s`` and its objective's entry in the history:
+    ``(objective, log-likelihood, ok)``, ``ok`` False at a row of likelihood 0 or a
+    decrease (:func:`_accept`)."""
+    obj, ll, bad = _sweep(run, s, resp, row_ll)
+    ok = bad < 0 and _accept(history, slack, n_hist, obj, run[3], s, n_rows, total_weight)
+    return obj, ll, ok
 
 
 @_jit
