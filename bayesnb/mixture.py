@@ -504,6 +504,11 @@ class _Problem:
         the history, which is checked to increase (:func:`_check_increase`).
         Convergence: :func:`_converged` on the objective at the end of every
         iteration (plain) or cycle (accelerated), against ``tol`` per row.
+
+        When every block has compiled pieces (:attr:`compiled`), the same loop runs in
+        compiled code (:mod:`bayesnb._em_loop`); this Python loop runs otherwise, and
+        for a restart the compiled loop stopped at something irregular (a row of
+        likelihood 0, an undefined estimate, a decrease), whose error it then raises.
         """
         start = time.perf_counter()
         if self.compiled is not None and max_iter > 0:
