@@ -118,7 +118,7 @@ def exp_in_place(values, bits):
 def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
     """The E-step at ``(clp, logp, mu, var)`` and its expected statistics, in one pass.
 
-    Fills ``resp`` (K, n) and ``row_ll`` (n,), the groups' histogram ``hist``
+    Fills ``resp`` (K, n) and ``row_ll`` (2, n), the groups' histogram ``hist``
     (codes, K), the Gaussian sums ``g_n``, ``g_s1``, ``g_s2`` (K, d) of the weights,
     deviations from ``mu`` and squared deviations, and ``class_counts`` (K,).
     ``data`` is :attr:`CompiledProblem.data`, its Gaussian values column by column,
@@ -127,7 +127,7 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
     ``(log-likelihood, row)``: ``row`` is -1, or the first row of likelihood 0 under
     every component (the sweep then stops).
     """
-    codes, offsets, bounds, sizes, segments, xt, weights, known = data
+    codes, offsets, bounds, sizes, segments, xt, weights, known, unit = data
     table, hist, g_n, g_s1, g_s2, class_counts, scores, inv_sd, const = scratch[:9]
     tops, lls, bits, byrow, no_labels = scratch[9:]
     n_comp = clp.shape[0]
@@ -146,6 +146,8 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
     g_s2[:] = 0.0
     class_counts[:] = 0.0
     total = 0.0
+    product, factors = 1.0, 0
+    chunk = int(600.0 / math.log(n_comp)) if n_comp > 1 else n + 1
     for start in range(0, n, _ROWS):
         stop = min(n, start + _ROWS)
         m = stop - start
@@ -183,31 +185,39 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
             for r in range(m):
                 s[r] -= tops[r]
             exp_in_place(s[:m], bits)
+        # A row's log-likelihood is top + log(acc), acc in [1, K]: kept as the pair
+        # (``row_ll[0]``, ``row_ll[1]``), whose logarithms the caller takes once at the
+        # end. Unit weights sum the logarithms as the logarithm of products of up to
+        # ``chunk`` factors (below K^chunk < 1e260), one libm call per chunk.
         for r in range(m):
             i = start + r
             label = known[i] if len(known) else -1
+            w = weights[i]
             if label >= 0:
-                ll = lls[r]
+                ll, acc = lls[r], 1.0
                 for k in range(n_comp):
                     scores[k, r] = 0.0
                 scores[label, r] = 1.0
             else:
-                acc = 0.0
+                ll, acc = tops[r], 0.0
                 for k in range(n_comp):
                     acc += scores[k, r]
                 for k in range(n_comp):
                     scores[k, r] /= acc
-                ll = tops[r] + math.log(acc)
-            row_ll[i] = ll
+            row_ll[0, i], row_ll[1, i] = ll, acc
             for k in range(n_comp):
                 resp[k, i] = scores[k, r]
-            if weights is not None:
-                w = weights[i]
-                total += ll * w
-                for k in range(n_comp):
-                    scores[k, r] *= w
+            total += ll * w
+            if unit:
+                product *= acc
+                factors += 1
+                if factors == chunk:
+                    total += math.log(product)
+                    product, factors = 1.0, 0
             else:
-                total += ll
+                total += w * math.log(acc)
+            for k in range(n_comp):
+                scores[k, r] *= w
         # the expected statistics of the block, while it is in cache
         for k in range(n_comp):
             acc = 0.0
@@ -228,7 +238,7 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
                 g_n[k, j] += s0
                 g_s1[k, j] += s1
                 g_s2[k, j] += s2
-    return total, -1
+    return total + math.log(product), -1
 
 
 # -- the M-step -------------------------------------------------------------------------
@@ -244,7 +254,7 @@ def em_estimate(data, prior, scratch, centre, banks, out):
     left unfinished); 2 where a Gaussian component's deviation lies below the spacing
     of floats at its mean. The statistics and estimates go to slot ``out`` of
     ``banks``; ``centre`` is the swept state's Gaussian means."""
-    _codes, offsets, bounds, sizes, segments, _x, _weights, _known = data
+    _codes, offsets, bounds, sizes, segments, _x, _weights, _known, _unit = data
     disc_add, _coef, class_add, _ccoef, _const, mu0, kappa0, alpha0, beta0, _gp, strict = prior
     _table, hist, g_n, g_s1, g_s2, class_counts = scratch[:6]
     clp, logp, mu, var = banks[0][out], banks[1][out], banks[2][out], banks[3][out]
@@ -588,8 +598,9 @@ def em_run(
     ``resp`` and ``row_ll``, the objective at every accepted point in ``history``,
     and in ``info``: the history's length, the sweeps, whether EM converged, and the
     outcome (:data:`CONVERGED`, :data:`MAX_ITER` or :data:`IRREGULAR`). Returns the
-    final sweep's log-likelihood."""
-    _codes, offsets, bounds, sizes, segments, xt, _weights, _known = data
+    final sweep's log-likelihood. ``row_ll`` (2, n) holds every row's log-likelihood
+    as a pair: ``row_ll[0] + log(row_ll[1])``."""
+    _codes, offsets, bounds, sizes, segments, xt, _weights, _known, _unit = data
     clp = banks[0][_CUR]
     n_comp = clp.shape[0]
     n_codes = 0
@@ -883,6 +894,7 @@ class CompiledProblem:
             xt,
             weights,
             known,
+            problem.weights is None and self.inverse is None,  # every weight 1
         )
         # the component weights' estimate and prior term
         alpha = np.broadcast_to(problem.class_prior.with_categories(K).alpha, (K,)).astype(float)
@@ -929,7 +941,7 @@ class CompiledProblem:
                 banks[2][_CUR][:, cols] = params["mu"]
                 banks[3][_CUR][:, cols] = params["var"]
         m = n if self.inverse is None else self.data[0].shape[0]  # rows, or patterns
-        resp, row_ll = np.empty((K, m)), np.empty(m)
+        resp, row_ll = np.empty((K, m)), np.empty((2, m))
         history = np.empty(max_iter + 1)
         info = np.zeros(4, dtype=np.int64)
         target = tol * problem.total_weight
@@ -949,6 +961,7 @@ class CompiledProblem:
         )
         if info[3] == IRREGULAR:
             return None
+        row_ll = row_ll[0] + np.log(row_ll[1])  # top + log(acc), the logarithms at once
         if self.inverse is not None:  # every row takes its pattern's
             resp, row_ll = resp[:, self.inverse], row_ll[self.inverse]
         return (
