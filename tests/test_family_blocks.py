@@ -536,3 +536,25 @@ def test_column_major_gaussian_moments_equal_numpys(missing, soft):
             assert got["n"][k, j] == pytest.approx(n_kj, rel=1e-12)
             assert got["mean"][k, j] == pytest.approx(mean, rel=1e-14)
             assert got["ss"][k, j] == pytest.approx(ss, rel=1e-9)
+
+
+def test_whole_number_floats_are_read_as_categories_by_arithmetic():
+    """A float array of whole numbers (NaN missing) declared Categorical: its
+    categories and codes come by arithmetic, and equal the same values read one by one
+    as objects (pandas' indexer). An unseen value, whole or not, is marginalized."""
+    rng = np.random.default_rng(13)
+    n = 2000
+    y = rng.integers(0, 3, n)
+    X = ((rng.integers(0, 4, (n, 3)) + y[:, None]) % 4 - 1).astype(float)  # -1.0 .. 2.0
+    X[rng.random(X.shape) < 0.05] = np.nan
+    fast = bnb.NaiveBayes(bnb.Categorical()).fit(X, y)
+    slow = bnb.NaiveBayes(bnb.Categorical()).fit(X.astype(object), y)
+    assert fast.blocks[0].column_categories == [[-1.0, 0.0, 1.0, 2.0]] * 3
+    assert all(isinstance(c, float) for c in fast.blocks[0].column_categories[0])
+    new = np.array([[0.0, 1.0, 2.0], [7.0, 2.5, np.nan], [-1.0, np.nan, 0.0]])
+    p_fast = fast.predict_proba(new)
+    p_slow = slow.predict_proba(new.astype(object))
+    np.testing.assert_allclose(p_fast, p_slow, rtol=1e-13)
+    np.testing.assert_allclose(fast.predict_proba(X), slow.predict_proba(X.astype(object)))
+    # a row of unseen or missing values only: the class prior
+    np.testing.assert_allclose(p_fast[1], np.exp(fast.class_log_prob), rtol=1e-12)

@@ -933,6 +933,14 @@ class Categorical(_Discrete):
                 unseen_mask = (values < 0) | (values >= len(categories))
                 out[:, j] = np.where(unseen_mask, -1, values)
                 observed = None
+            elif values is not None and values.dtype.kind == "f" and _is_whole_run(categories):
+                # whole numbers as floats, categories c0, c0 + 1, ...: by arithmetic
+                self._check_finite(values, j)
+                offset = values - categories[0]
+                inside = (offset >= 0) & (offset < len(categories)) & (offset == np.floor(offset))
+                out[:, j] = np.where(inside, offset, -1)
+                observed = ~np.isnan(values)
+                unseen_mask = observed & ~inside
             else:
                 if values is not None and values.dtype.kind == "f":
                     self._check_finite(values, j)
@@ -1862,6 +1870,10 @@ def _observed_categories(data, columns: list) -> list[list]:
     arr = _as_2d(data)
     if arr.dtype.kind in "iu" and arr.size:
         return _integer_categories(arr)
+    if arr.dtype.kind == "f" and arr.size:
+        whole = _whole_number_categories(arr)
+        if whole is not None:
+            return whole
     return [_distinct_values(pd.Series(arr[:, j]), columns[j]) for j in range(len(columns))]
 
 
@@ -1950,3 +1962,36 @@ def _integer_categories(x: np.ndarray) -> list[list[int]]:
 
 def _is_range(categories: list) -> bool:
     return all(isinstance(c, int | np.integer) and c == i for i, c in enumerate(categories))
+
+
+def _is_whole_run(categories: list) -> bool:
+    """Whether ``categories`` are floats ``c0, c0 + 1, ...`` with ``c0`` a whole number
+    (within 2^53, where every whole number is a float)."""
+    if not categories or not isinstance(categories[0], float | np.floating):
+        return False
+    first = categories[0]
+    return (
+        first == np.floor(first)
+        and abs(first) + len(categories) < 2.0**53
+        and all(
+            isinstance(c, float | np.floating) and c == first + i for i, c in enumerate(categories)
+        )
+    )
+
+
+def _whole_number_categories(x: np.ndarray) -> list[list[float]] | None:
+    """The sorted distinct values of every column of a float matrix whose observed
+    values are all whole numbers (within 2^53) and which has some in every column, as
+    floats; else None. Read as integers (:func:`_integer_categories`), each missing
+    value standing in for its column's first observed one, so it adds no category."""
+    missing = np.isnan(x)
+    observed = ~missing
+    if not observed.any(axis=0).all():
+        return None
+    values = x[observed]
+    if not (np.all(np.abs(values) < 2.0**53) and np.all(values == np.floor(values))):
+        return None
+    if missing.any():
+        first = x[observed.argmax(axis=0), np.arange(x.shape[1])]
+        x = np.where(missing, first, x)
+    return [[float(v) for v in column] for column in _integer_categories(x.astype(np.int64))]
