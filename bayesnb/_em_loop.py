@@ -648,11 +648,8 @@ def em_run(
     irregular = False
     while n_hist - 1 < max_iter:
         if not accelerate or max_iter - (n_hist - 1) < 3:
-            if _m_step(run, _CUR, _CUR) != 0:
-                irregular = True
-                break
-            obj, ll, ok = _sweep_accepted(
-                run, _CUR, resp, row_ll, history, slack, n_hist, n_rows, total_weight
+            obj, ll, ok = _em_step(
+                run, _CUR, _CUR, resp, row_ll, history, slack, n_hist, n_rows, total_weight
             )
             n_sweeps += 1
             if not ok:
@@ -668,11 +665,8 @@ def em_run(
         # One SQUAREM cycle from theta0 = the current state.
         _copy(banks, _CUR, _T0)
         start_objective = obj
-        if _m_step(run, _T0, _T1) != 0:
-            irregular = True
-            break
-        obj, ll, ok = _sweep_accepted(
-            run, _T1, resp, row_ll, history, slack, n_hist, n_rows, total_weight
+        obj, ll, ok = _em_step(
+            run, _T0, _T1, resp, row_ll, history, slack, n_hist, n_rows, total_weight
         )
         n_sweeps += 1
         if not ok:
@@ -733,6 +727,16 @@ def em_run(
     info[0], info[1], info[2] = n_hist, n_sweeps, converged
     info[3] = IRREGULAR if irregular else (CONVERGED if converged else MAX_ITER)
     return ll
+
+
+@_jit
+def _em_step(run, centre, out, resp, row_ll, history, slack, n_hist, n_rows, total_weight):
+    """One EM step: the M-step from the last sweep (at slot ``centre``) into slot
+    ``out``, then the sweep there, accepted into the history (:func:`_sweep_accepted`);
+    ``ok`` False when either stops at something irregular."""
+    if _m_step(run, centre, out) != 0:
+        return -math.inf, 0.0, False
+    return _sweep_accepted(run, out, resp, row_ll, history, slack, n_hist, n_rows, total_weight)
 
 
 @_jit

@@ -674,19 +674,11 @@ def _converged(checkpoints: list, target: float) -> bool:
     when that is at most ``target``. A gain of 0 (or below, by round-off) is a fixed
     point; gains that do not shrink (rho >= 1) are not converging yet. Slow progress
     (rho near 1) thus does not stop EM, unlike a bound on the last gain alone.
+
+    One rule for both engines: the compiled loop's (:func:`bayesnb._em_loop._converged`).
     """
-    if len(checkpoints) < 2:
-        return False
-    gains = np.diff(checkpoints[-4:])
-    if gains[-1] <= 0.0:
-        return True
-    if len(gains) < 2:
-        return False
-    previous = gains[:-1]
-    if np.any(previous <= 0.0):
-        return False
-    rho = float(np.max(gains[1:] / previous))
-    return rho < 1.0 and gains[-1] / (1.0 - rho) <= target
+    values = np.asarray(checkpoints[-4:], dtype=float)
+    return bool(_em_loop._converged(values, len(values), target))
 
 
 def _converged_cycle(cycle_gain: float, em_gain: float, rates: list, target: float) -> bool:
@@ -700,13 +692,12 @@ def _converged_cycle(cycle_gain: float, em_gain: float, rates: list, target: flo
     ratios irregular). The rate observed in one cycle depends on how the step lines up
     with EM's slowest direction, so lambda is the largest of the last
     ``_RATE_WINDOW`` cycles'.
+
+    One rule for both engines: the compiled loop's
+    (:func:`bayesnb._em_loop._converged_cycle`).
     """
-    if cycle_gain <= 0.0:
-        return True
-    if cycle_gain > target or not rates:
-        return False
-    rho = max(rates[-_RATE_WINDOW:]) ** 2
-    return rho < 1.0 and max(em_gain, 0.0) / (1.0 - rho) <= target
+    values = np.asarray(rates[-_RATE_WINDOW:], dtype=float)
+    return bool(_em_loop._converged_cycle(cycle_gain, em_gain, values, len(values), target))
 
 
 def _component_parts(problem: _Problem, state: _State, scales=None) -> list[np.ndarray]:
