@@ -35,7 +35,8 @@ _DISPATCHERS: dict = {}
 
 
 def _jit(func, inline: bool = False, options: dict | None = None):
-    """``func`` run through numba (no Python objects, cached on disk).
+    """``func`` run through numba (no Python objects, cached on disk; a division by
+    zero gives an infinity or NaN, as in numpy, rather than raising).
 
     Every loop of this module is handed to ``numba.njit`` on the first call of any of
     them, and the module's names then point at the dispatchers, so a loop that calls
@@ -84,7 +85,7 @@ def _compile_all() -> None:
             continue
         options = {"inline": "always"} if inline else {}
         _DISPATCHERS[name] = vars(sys.modules[func.__module__])[name] = numba.njit(
-            cache=True, nogil=True, **options, **extra
+            cache=True, nogil=True, error_model="numpy", **options, **extra
         )(func)
 
 

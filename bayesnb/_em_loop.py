@@ -45,9 +45,10 @@ from bayesnb import _compiled
 from bayesnb._compiled import _jit
 from bayesnb._lazy import special
 
-#: Rows of a block of the sweep: its scores (K, rows), responsibilities and Gaussian
-#: columns stay in L1/L2 while the block is scored and counted.
-_ROWS = 1024
+#: Rows of a block of the sweep: its scores (components, rows), responsibilities and
+#: Gaussian columns stay in cache while the block is scored and counted. The same for
+#: every batch of restarts, so that a restart's sums add in the same order in any batch.
+_ROWS = 512
 
 #: Rows per code of a discrete block's tables: every iteration rebuilds its tables,
 #: zeroes its histogram and sums its margins, so the groups of a small data set are
@@ -115,29 +116,35 @@ def exp_in_place(values, bits):
 
 
 @_compiled._reassociated
-def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
-    """The E-step at ``(clp, logp, mu, var)`` and its expected statistics, in one pass.
+def em_sweep(data, scratch, n_comp, clp, logp, mu, var, resp, row_ll, totals, bad):
+    """The E-step of a batch of restarts and its expected statistics, in one pass.
 
-    Fills ``resp`` (K, n) and ``row_ll`` (2, n), the groups' histogram ``hist``
-    (codes, K), the Gaussian sums ``g_n``, ``g_s1``, ``g_s2`` (K, d) of the weights,
-    deviations from ``mu`` and squared deviations, and ``class_counts`` (K,).
-    ``data`` is :attr:`CompiledProblem.data`, its Gaussian values column by column,
-    ``xt`` (d, n), so every sum runs along contiguous memory; ``scratch`` holds the
-    statistics and the loop's scratch space (see :func:`em_run`). Returns
-    ``(log-likelihood, row)``: ``row`` is -1, or the first row of likelihood 0 under
-    every component (the sweep then stops).
+    ``clp`` (B K,), ``logp`` (B K, S), ``mu`` and ``var`` (B K, d) hold the ``B``
+    restarts' parameters side by side, ``n_comp`` (K) rows each, so that every read
+    of a row serves them all. Fills the statistics of :func:`em_run`'s scratch, B K
+    components wide: the groups' histogram ``hist`` (codes, B K), the Gaussian sums
+    ``g_n``, ``g_s1``, ``g_s2`` (B K, d) of the weights, deviations from ``mu`` and
+    squared deviations, and ``class_counts`` (B K,). Each restart's log-likelihood
+    goes to ``totals`` (B,), and ``bad`` (B,) gets -1, or the restart's first row of
+    likelihood 0 under every component (its statistics are then undefined). A batch
+    of one also fills ``resp`` (K, n) and ``row_ll`` (2, n); larger batches leave
+    them. ``data`` is :attr:`CompiledProblem.data`, its Gaussian values column by
+    column, ``xt`` (d, n), so every sum runs along contiguous memory.
     """
     codes, offsets, bounds, sizes, segments, xt, weights, known, unit = data
     table, hist, g_n, g_s1, g_s2, class_counts, scores, inv_sd, const = scratch[:9]
-    tops, lls, bits, byrow, no_labels = scratch[9:]
-    n_comp = clp.shape[0]
+    tops, lls, accs, bits, byrow, no_labels, products, factors = scratch[9:]
+    width = clp.shape[0]
+    n_batch = width // n_comp
+    write = n_batch == 1
     d, n = xt.shape
+    rows = scores.shape[1]
     no_weights = np.empty(0)  # (the histogram's rows all soft: ``no_labels`` -1)
     n_groups = codes.shape[1]
     if n_groups:
         _compiled.group_tables(logp, offsets, bounds, sizes, segments, table)
         hist[:] = 0.0
-    for k in range(n_comp):
+    for k in range(width):
         for j in range(d):
             inv_sd[k, j] = 1.0 / math.sqrt(var[k, j])
             const[k, j] = -0.5 * (math.log(var[k, j]) + _LOG_2PI)
@@ -145,22 +152,22 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
     g_s1[:] = 0.0
     g_s2[:] = 0.0
     class_counts[:] = 0.0
-    total = 0.0
-    product, factors = 1.0, 0
+    for b in range(n_batch):
+        totals[b], bad[b], products[b], factors[b] = 0.0, -1, 1.0, 0
     chunk = int(600.0 / math.log(n_comp)) if n_comp > 1 else n + 1
-    for start in range(0, n, _ROWS):
-        stop = min(n, start + _ROWS)
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
         m = stop - start
-        if n_groups:  # each row reads K adjacent entries per group: summed row by row
+        if n_groups:  # each row reads B K adjacent entries per group: summed row by row
             byrow[:m] = 0.0
             for g in range(n_groups):
                 _compiled._lookup_codes(codes[start:stop, g], offsets[g], m, table, byrow)
-        for k in range(n_comp):
+        for k in range(width):
             c = clp[k]
             for r in range(m):
                 scores[k, r] = c + byrow[r, k] if n_groups else c
         if d:
-            for k in range(n_comp):
+            for k in range(width):
                 s = scores[k]
                 for j in range(d):
                     c, mean, w = const[k, j], mu[k, j], inv_sd[k, j]
@@ -169,94 +176,127 @@ def em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll):
                         v = col[r]
                         z = (v - mean) * w
                         s[r] += c - 0.5 * z * z if v == v else 0.0
-        # normalize: responsibilities and every row's log-likelihood (a known row's:
-        # its component's joint), by a log-sum-exp over the components
-        for r in range(m):
-            top = scores[0, r]
-            for k in range(1, n_comp):
-                top = max(top, scores[k, r])
-            if not math.isfinite(top):
-                return total, start + r
-            tops[r] = top
-            label = known[start + r] if len(known) else -1
-            lls[r] = scores[label, r] if label >= 0 else 0.0
-        for k in range(n_comp):
-            s = scores[k]
+        for b in range(n_batch):
+            base = b * n_comp
+            # normalize: responsibilities and every row's log-likelihood (a known
+            # row's: its component's joint), by a log-sum-exp over the components,
+            # every step along the block's rows
             for r in range(m):
-                s[r] -= tops[r]
-            exp_in_place(s[:m], bits)
-        # A row's log-likelihood is top + log(acc), acc in [1, K]: kept as the pair
-        # (``row_ll[0]``, ``row_ll[1]``), whose logarithms the caller takes once at the
-        # end. Unit weights sum the logarithms as the logarithm of products of up to
-        # ``chunk`` factors (below K^chunk < 1e260), one libm call per chunk.
-        for r in range(m):
-            i = start + r
-            label = known[i] if len(known) else -1
-            w = weights[i]
-            if label >= 0:
-                ll, acc = lls[r], 1.0
-                for k in range(n_comp):
-                    scores[k, r] = 0.0
-                scores[label, r] = 1.0
-            else:
-                ll, acc = tops[r], 0.0
-                for k in range(n_comp):
-                    acc += scores[k, r]
-                for k in range(n_comp):
-                    scores[k, r] /= acc
-            row_ll[0, i], row_ll[1, i] = ll, acc
+                tops[r] = scores[base, r]
+            for k in range(1, n_comp):
+                s = scores[base + k]
+                for r in range(m):
+                    tops[r] = max(tops[r], s[r])
+            for r in range(m):
+                if not math.isfinite(tops[r]):
+                    if bad[b] < 0:
+                        bad[b] = start + r
+                    tops[r] = 0.0  # the restart's sums go undefined; the others' go on
+                lls[r] = tops[r]
+            if len(known):
+                for r in range(m):
+                    label = known[start + r]
+                    if label >= 0:
+                        lls[r] = scores[base + label, r]
+            for r in range(m):
+                accs[r] = 0.0
             for k in range(n_comp):
-                resp[k, i] = scores[k, r]
-            total += ll * w
+                s = scores[base + k]
+                for r in range(m):
+                    s[r] -= tops[r]
+                exp_in_place(s[:m], bits)
+                for r in range(m):
+                    accs[r] += s[r]
+            if len(known):  # a known row: all its weight on its component
+                for r in range(m):
+                    label = known[start + r]
+                    if label >= 0:
+                        accs[r] = 1.0
+                        for k in range(n_comp):
+                            scores[base + k, r] = 1.0 if k == label else 0.0
+            for k in range(n_comp):
+                s = scores[base + k]
+                for r in range(m):
+                    s[r] /= accs[r]
+            if write:
+                for k in range(n_comp):
+                    s, out = scores[k], resp[k]
+                    for r in range(m):
+                        out[start + r] = s[r]
+                for r in range(m):
+                    row_ll[0, start + r], row_ll[1, start + r] = lls[r], accs[r]
+            # A row's log-likelihood is top + log(acc), acc in [1, K]: kept as the
+            # pair (``row_ll[0]``, ``row_ll[1]``), whose logarithms the caller takes
+            # once at the end. Unit weights sum the logarithms as the logarithm of
+            # products of up to ``chunk`` factors (below K^chunk < 1e260), one libm
+            # call per chunk.
+            total = totals[b]
+            w = weights[start:stop]
             if unit:
-                product *= acc
-                factors += 1
-                if factors == chunk:
-                    total += math.log(product)
-                    product, factors = 1.0, 0
+                for r in range(m):
+                    total += lls[r]
+                product, factor = products[b], factors[b]
+                r = 0
+                while r < m:
+                    take = min(chunk - factor, m - r)
+                    for q in range(r, r + take):
+                        product *= accs[q]
+                    factor += take
+                    r += take
+                    if factor == chunk:
+                        total += math.log(product)
+                        product, factor = 1.0, 0
+                products[b], factors[b] = product, factor
             else:
-                total += w * math.log(acc)
-            for k in range(n_comp):
-                scores[k, r] *= w
+                for r in range(m):
+                    total += w[r] * (lls[r] + math.log(accs[r]))
+                for k in range(n_comp):
+                    s = scores[base + k]
+                    for r in range(m):
+                        s[r] *= w[r]
+            totals[b] = total
         # the expected statistics of the block, while it is in cache
-        for k in range(n_comp):
+        for k in range(width):
             acc = 0.0
             for r in range(m):
                 acc += scores[k, r]
             class_counts[k] += acc
         if n_groups:
             for r in range(m):
-                for k in range(n_comp):
+                for k in range(width):
                     byrow[r, k] = scores[k, r]
             for g in range(n_groups):
                 _compiled._count_codes(
                     codes[start:stop, g], offsets[g], m, no_labels, no_weights, byrow, hist
                 )
-        for k in range(n_comp):
+        for k in range(width):
             for j in range(d):  # deviations from the swept means, a missing value left out
                 s0, s1, s2 = _compiled._column_sums(xt[j][start:stop], scores[k], m, mu[k, j], True)
                 g_n[k, j] += s0
                 g_s1[k, j] += s1
                 g_s2[k, j] += s2
-    return total + math.log(product), -1
+    for b in range(n_batch):
+        totals[b] += math.log(products[b])
 
 
 # -- the M-step -------------------------------------------------------------------------
 
 
 @_jit
-def em_estimate(data, prior, scratch, centre, banks, out):
-    """The M-step: the statistics of a sweep (its histogram, Gaussian sums about
-    ``centre`` and class counts) as counts, moments and class counts (``counts``,
-    ``n_out``, ``mean_out``, ``ss_out``, ``cc_out``), and the estimates from them
-    (``clp``, ``logp``, ``mu``, ``var``). Returns 0; 1 where an estimate is undefined
-    (a variable's total count <= 0, a negative MAP numerator; the estimates are then
-    left unfinished); 2 where a Gaussian component's deviation lies below the spacing
-    of floats at its mean. The statistics and estimates go to slot ``out`` of
-    ``banks``; ``centre`` is the swept state's Gaussian means."""
-    _codes, offsets, bounds, sizes, segments, _x, _weights, _known, _unit = data
+def em_estimate(data, prior, stats, base, centre, banks, out):
+    """The M-step of the batch's restart whose components are rows ``base`` to
+    ``base + K - 1`` of the sweep's statistics ``stats`` (its counts, the margins of
+    the histogram, (B K, S); class counts; Gaussian sums about ``centre`` (B K, d),
+    the swept means): its statistics as counts, moments and class counts
+    (``counts``, ``n_out``, ``mean_out``, ``ss_out``, ``cc_out``), and the estimates
+    from them (``clp``, ``logp``, ``mu``, ``var``). Returns 0; 1 where an estimate is
+    undefined (a variable's total count <= 0, a negative MAP numerator; the
+    estimates are then left unfinished); 2 where a Gaussian component's deviation
+    lies below the spacing of floats at its mean. The statistics and estimates go to
+    slot ``out`` of ``banks`` (the restart's)."""
+    _codes, _offsets, _bounds, sizes, segments, _x, _weights, _known, _unit = data
     disc_add, _coef, class_add, _ccoef, _const, mu0, kappa0, alpha0, beta0, _gp, strict = prior
-    _table, hist, g_n, g_s1, g_s2, class_counts = scratch[:6]
+    all_counts, class_counts, g_n, g_s1, g_s2 = stats
     clp, logp, mu, var = banks[0][out], banks[1][out], banks[2][out], banks[3][out]
     counts, n_out, mean_out, ss_out, cc_out = (
         banks[4][out],
@@ -268,11 +308,12 @@ def em_estimate(data, prior, scratch, centre, banks, out):
     n_comp = clp.shape[0]
     if strict:  # a maximum-likelihood part: an empty component has no estimate
         for k in range(n_comp):
-            if class_counts[k] <= 0.0:
+            if class_counts[base + k] <= 0.0:
                 return 1
     if counts.shape[1]:
-        counts[:] = 0.0
-        _compiled.group_margins(hist, offsets, bounds, sizes, segments, counts)
+        for k in range(n_comp):
+            for v in range(counts.shape[1]):
+                counts[k, v] = all_counts[base + k, v]
         for j in range(len(sizes)):
             a, b = segments[j], segments[j] + sizes[j]
             for k in range(n_comp):
@@ -291,8 +332,8 @@ def em_estimate(data, prior, scratch, centre, banks, out):
                     logp[k, v] = (math.log(num) if num > 0.0 else -math.inf) - lt
     tot = 0.0
     for k in range(n_comp):
-        cc_out[k] = class_counts[k]
-        num = class_counts[k] + class_add[k]
+        cc_out[k] = class_counts[base + k]
+        num = cc_out[k] + class_add[k]
         if num < 0.0:
             return 1
         clp[k] = num
@@ -303,12 +344,12 @@ def em_estimate(data, prior, scratch, centre, banks, out):
     for k in range(n_comp):
         clp[k] = (math.log(clp[k]) if clp[k] > 0.0 else -math.inf) - lt
     for k in range(n_comp):
-        for j in range(g_n.shape[1]):
-            n = g_n[k, j]
+        for j in range(mu.shape[1]):
+            n = g_n[base + k, j]
             if n > 0.0:
-                dev = g_s1[k, j] / n
-                mean = centre[k, j] + dev
-                ss = g_s2[k, j] - g_s1[k, j] * dev
+                dev = g_s1[base + k, j] / n
+                mean = centre[base + k, j] + dev
+                ss = g_s2[base + k, j] - g_s1[base + k, j] * dev
                 ss = max(ss, 0.0)
             else:
                 mean, ss = 0.0, 0.0
@@ -401,27 +442,6 @@ def em_resolution_slack(mu, var, total_weight):
 #: theta2, the extrapolated one and the EM step from it.
 _CUR, _T0, _T1, _T2, _TX, _TN = range(6)
 N_SLOTS = 6
-
-
-@_jit
-def _sweep(run, s, resp, row_ll):
-    """The sweep at slot ``s``: ``(objective, log-likelihood, row)`` (see
-    :func:`em_sweep`; the objective is -inf when a row has likelihood 0). ``run`` is
-    ``(data, prior, scratch, banks)``."""
-    data, prior, scratch, banks = run
-    clp, logp, mu, var = banks[0][s], banks[1][s], banks[2][s], banks[3][s]
-    ll, bad = em_sweep(data, scratch, clp, logp, mu, var, resp, row_ll)
-    if bad >= 0:
-        return -math.inf, ll, bad
-    return ll + em_log_prior(prior, clp, logp, mu, var), ll, -1
-
-
-@_jit
-def _m_step(run, centre, out):
-    """The M-step from the last sweep (at slot ``centre``) into slot ``out``
-    (:func:`em_estimate`)."""
-    data, prior, scratch, banks = run
-    return em_estimate(data, prior, scratch, banks[2][centre], banks, out)
 
 
 @_jit
@@ -577,6 +597,16 @@ def _converged_cycle(cycle_gain, em_gain, rates, n_rates, target):
     return rho < 1.0 and max(em_gain, 0.0) / (1.0 - rho) <= target
 
 
+#: Where a restart stands in :func:`em_run`: the sweep it waits for (at the slot
+#: ``I_PENDING``) is the first one (``_AT_START``), a plain EM step's (``_AT_PLAIN``),
+#: or, in a SQUAREM cycle, the one at theta1, at the extrapolated point, at theta2, or
+#: the stabilizing step's (``_AT_CUR``); ``_DONE`` once it stopped.
+_AT_START, _AT_PLAIN, _AT_T1, _AT_TX, _AT_T2, _AT_CUR, _DONE = range(7)
+#: A restart's numbers in :func:`em_run` (``floats``, ``ints``, one row per restart).
+F_OBJ, F_LL, F_START, F_FIRST, F_ACCEPTED, F_TRIAL, F_STEP_MAX, F_ALPHA = range(8)
+I_AT, I_PENDING, I_HIST, I_CHECK, I_RATES, I_SWEEPS, I_MOVED, I_TRIED, I_FRESH = range(9)
+
+
 @_jit
 def em_run(
     data,
@@ -591,18 +621,27 @@ def em_run(
     row_ll,
     history,
     info,
+    lls,
 ):
-    """EM from the state in slot ``_CUR`` of ``banks`` (its statistics beside it), as
-    :meth:`bayesnb.mixture._Problem.run`: plain EM, or SQUAREM cycles when
-    ``accelerate``. Leaves the final state in slot ``_CUR``, the final sweep's
-    ``resp`` and ``row_ll``, the objective at every accepted point in ``history``,
-    and in ``info``: the history's length, the sweeps, whether EM converged, and the
-    outcome (:data:`CONVERGED`, :data:`MAX_ITER` or :data:`IRREGULAR`). Returns the
-    final sweep's log-likelihood. ``row_ll`` (2, n) holds every row's log-likelihood
-    as a pair: ``row_ll[0] + log(row_ll[1])``."""
+    """EM for every restart, from the state in slot ``_CUR`` of its ``banks`` (its
+    statistics beside it), as :meth:`bayesnb.mixture._Problem.run`: plain EM, or
+    SQUAREM cycles when ``accelerate``.
+
+    The restarts advance together: each round sweeps the data once for every restart
+    still running (:func:`em_sweep`), each at the point it waits for, and then every
+    one of them goes on from its sweep (:func:`_advance`) to the next point it needs
+    swept, or stops. A restart's steps, and so its history, are the ones it takes
+    alone. Leaves every restart's final state in its slot ``_CUR``, its final
+    sweep's ``resp`` and ``row_ll`` (the row's log-likelihood as the pair
+    ``row_ll[0] + log(row_ll[1])``), its log-likelihood in ``lls``, the objective at
+    every accepted point in ``history``, and in ``info``: the history's length, the
+    sweeps, whether EM converged, and the outcome (:data:`CONVERGED`,
+    :data:`MAX_ITER` or :data:`IRREGULAR`). ``banks[i]``, ``resp``, ``row_ll``,
+    ``history`` and ``info`` have one row per restart.
+    """
     _codes, offsets, bounds, sizes, segments, xt, _weights, _known, _unit = data
-    clp = banks[0][_CUR]
-    n_comp = clp.shape[0]
+    n_runs, _, n_comp = banks[0].shape
+    width_all = n_runs * n_comp
     n_codes = 0
     for g in range(len(offsets)):
         cur = 1
@@ -610,143 +649,306 @@ def em_run(
             cur *= sizes[j] + 1
         n_codes = max(n_codes, offsets[g] + cur)
     d = xt.shape[0]
-    scratch = (
-        np.empty((n_codes, n_comp)),
-        np.empty((n_codes, n_comp)),
-        np.empty((n_comp, d)),
-        np.empty((n_comp, d)),
-        np.empty((n_comp, d)),
-        np.empty(n_comp),
-        np.empty((n_comp, _ROWS)),
-        np.empty((n_comp, d)),
-        np.empty((n_comp, d)),
-        np.empty(_ROWS),  # every row's top score, log-likelihood, and exp's scratch
-        np.empty(_ROWS),
-        np.empty(_ROWS, dtype=np.int64),
-        np.empty((_ROWS if n_codes else 0, n_comp)),  # the discrete scores, row by row
+    n_flat = banks[1].shape[3]
+    # the batch's buffers, for all restarts at once; a smaller batch takes a prefix
+    bufs = (
+        np.empty((2, n_codes * width_all)),  # the groups' tables and histograms
+        np.empty(width_all * _ROWS),  # scores
+        np.empty(_ROWS * width_all if n_codes else 0),  # the discrete scores, row by row
+        np.empty((5, width_all * d)),  # the Gaussian sums, 1 / sd and constants
+        np.empty(width_all),  # class counts
+        np.empty((3, _ROWS)),  # every row's top score, log-likelihood and sum
+        np.empty(_ROWS, dtype=np.int64),  # exp's scratch
         np.full(_ROWS, -1, dtype=np.int64),  # no row labelled
+        np.empty(n_runs),  # a restart's product of row likelihoods
+        np.empty(n_runs, dtype=np.int64),  # and its number of factors
     )
-    size = n_comp * (1 + banks[1].shape[2] + 2 * d)
-    x0, x1, x2 = np.empty(size), np.empty(size), np.empty(size)
-    scales = np.empty(d)
-    slack = np.empty(max_iter + 1)
-    checkpoints = np.empty(max_iter + 1)
-    rates = np.empty(max_iter + 1)
+    counts_buf = np.empty(width_all * n_flat)
+    clp_b, lp_buf = np.empty(width_all), np.empty(width_all * n_flat)
+    totals, bad = np.empty(n_runs), np.empty(n_runs, dtype=np.int64)
+    mu_b, var_b = np.empty((n_runs, n_comp * d)), np.empty((n_runs, n_comp * d))
+    size = n_comp * (1 + n_flat + 2 * d)
+    scratch_x = (np.empty(size), np.empty(size), np.empty(size), np.empty(d))
+    slack = np.empty((n_runs, max_iter + 1))
+    checkpoints = np.empty((n_runs, max_iter + 1))
+    rates = np.empty((n_runs, max_iter + 1))
+    floats = np.zeros((n_runs, 8))
+    ints = np.zeros((n_runs, 9), dtype=np.int64)
+    batch = np.empty(n_runs, dtype=np.int64)
     info[:] = 0
-    run = (data, prior, scratch, banks)
-
-    obj, ll, bad = _sweep(run, _CUR, resp, row_ll)
-    if bad >= 0 or not _resolved(banks[2][_CUR], banks[3][_CUR]):
-        info[3] = IRREGULAR
-        return ll
-    n_hist, n_check, n_rates, n_sweeps = 1, 1, 0, 1
-    history[0] = obj
-    checkpoints[0] = obj
-    slack[0] = em_resolution_slack(banks[2][_CUR], banks[3][_CUR], total_weight)
-    converged = False
-    step_max = 1.0
-    irregular = False
-    while n_hist - 1 < max_iter:
-        if not accelerate or max_iter - (n_hist - 1) < 3:
-            obj, ll, ok = _em_step(
-                run, _CUR, _CUR, resp, row_ll, history, slack, n_hist, n_rows, total_weight
+    for r in range(n_runs):
+        ints[r, I_AT], ints[r, I_PENDING] = _AT_START, _CUR
+        floats[r, F_STEP_MAX] = 1.0
+    while True:
+        n_batch = 0
+        for r in range(n_runs):
+            if ints[r, I_AT] != _DONE:
+                batch[n_batch] = r
+                n_batch += 1
+        if n_batch == 0:
+            break
+        width = n_batch * n_comp
+        # the batch's parameters side by side, each restart's at the point it waits for
+        logp_b = lp_buf[: width * n_flat].reshape((width, n_flat))
+        mu_w = mu_b.reshape(-1)[: width * d].reshape((width, d))
+        var_w = var_b.reshape(-1)[: width * d].reshape((width, d))
+        for b in range(n_batch):
+            r, s = batch[b], ints[batch[b], I_PENDING]
+            for k in range(n_comp):
+                clp_b[b * n_comp + k] = banks[0][r, s, k]
+                logp_b[b * n_comp + k] = banks[1][r, s, k]
+                mu_w[b * n_comp + k] = banks[2][r, s, k]
+                var_w[b * n_comp + k] = banks[3][r, s, k]
+        scratch = _views(bufs, n_codes, width, _ROWS, d)
+        single = batch[0]
+        em_sweep(
+            data,
+            scratch,
+            n_comp,
+            clp_b[:width],
+            logp_b,
+            mu_w,
+            var_w,
+            resp[single],
+            row_ll[single],
+            totals,
+            bad,
+        )
+        counts = counts_buf[: width * n_flat].reshape((width, n_flat))
+        if n_flat:
+            counts[:] = 0.0
+            _compiled.group_margins(scratch[1], offsets, bounds, sizes, segments, counts)
+        stats = (counts, scratch[5], scratch[2], scratch[3], scratch[4])
+        for b in range(n_batch):
+            r = batch[b]
+            rb = (
+                banks[0][r],
+                banks[1][r],
+                banks[2][r],
+                banks[3][r],
+                banks[4][r],
+                banks[5][r],
+                banks[6][r],
+                banks[7][r],
+                banks[8][r],
             )
-            n_sweeps += 1
-            if not ok:
-                irregular = True
-                break
-            n_hist += 1
-            checkpoints[n_check] = obj
-            n_check += 1
-            if _converged(checkpoints, n_check, target):
-                converged = True
-                break
-            continue
-        # One SQUAREM cycle from theta0 = the current state.
-        _copy(banks, _CUR, _T0)
-        start_objective = obj
-        obj, ll, ok = _em_step(
-            run, _T0, _T1, resp, row_ll, history, slack, n_hist, n_rows, total_weight
-        )
-        n_sweeps += 1
-        if not ok:
-            irregular = True
-            break
-        n_hist += 1
-        first_objective = obj
-        if first_objective - start_objective <= 0:  # an EM fixed point, to round-off
+            ints[r, I_SWEEPS] += 1
+            ints[r, I_FRESH] = n_batch == 1
+            s = ints[r, I_PENDING]
+            ll = totals[b]
+            obj = -math.inf
+            if bad[b] < 0:
+                obj = ll + em_log_prior(prior, rb[0][s], rb[1][s], rb[2][s], rb[3][s])
+            floats[r, F_LL] = ll
+            run = (data, prior, stats, b * n_comp, mu_w, rb)
+            _advance(
+                run,
+                obj,
+                bad[b] >= 0,
+                floats[r],
+                ints[r],
+                history[r],
+                slack[r],
+                checkpoints[r],
+                rates[r],
+                scratch_x,
+                n_rows,
+                total_weight,
+                max_iter,
+                target,
+                accelerate,
+            )
+    for r in range(n_runs):
+        outcome = ints[r, I_PENDING]
+        info[r, 0], info[r, 1] = ints[r, I_HIST], ints[r, I_SWEEPS]
+        info[r, 2], info[r, 3] = outcome == CONVERGED, outcome
+        lls[r] = floats[r, F_LL]
+        if outcome != IRREGULAR and not ints[r, I_FRESH]:  # its last sweep, again
+            rb = (banks[0][r], banks[1][r], banks[2][r], banks[3][r])
+            scratch = _views(bufs, n_codes, n_comp, _ROWS, d)
+            em_sweep(
+                data,
+                scratch,
+                n_comp,
+                rb[0][_CUR],
+                rb[1][_CUR],
+                rb[2][_CUR],
+                rb[3][_CUR],
+                resp[r],
+                row_ll[r],
+                totals,
+                bad,
+            )
+            lls[r] = totals[0]
+
+
+@_jit
+def _views(bufs, n_codes, width, rows, d):
+    """:func:`em_sweep`'s scratch for a batch ``width`` components wide, scored
+    ``rows`` rows at a time: prefixes of :func:`em_run`'s buffers ``bufs``."""
+    codes_buf, scores, byrow, gauss, class_counts, per_row, bits, no_labels = bufs[:8]
+    products, factors = bufs[8:]
+    return (
+        codes_buf[0][: n_codes * width].reshape((n_codes, width)),
+        codes_buf[1][: n_codes * width].reshape((n_codes, width)),
+        gauss[0][: width * d].reshape((width, d)),
+        gauss[1][: width * d].reshape((width, d)),
+        gauss[2][: width * d].reshape((width, d)),
+        class_counts[:width],
+        scores[: width * rows].reshape((width, rows)),
+        gauss[3][: width * d].reshape((width, d)),
+        gauss[4][: width * d].reshape((width, d)),
+        per_row[0],
+        per_row[1],
+        per_row[2],
+        bits,
+        byrow[: rows * width if n_codes else 0].reshape((rows if n_codes else 0, width)),
+        no_labels,
+        products,
+        factors,
+    )
+
+
+@_jit
+def _advance(
+    run,
+    obj,
+    bad,
+    floats,
+    ints,
+    history,
+    slack,
+    checkpoints,
+    rates,
+    scratch_x,
+    n_rows,
+    total_weight,
+    max_iter,
+    target,
+    accelerate,
+):
+    """One restart's steps from the sweep it waited for (objective ``obj``, ``bad``
+    at a row of likelihood 0) up to the next point it
+    needs swept, whose slot goes to ``ints[I_PENDING]``, or to its stop (``_DONE``,
+    the outcome in ``info``-order at ``ints``' caller). The steps are those of
+    :meth:`bayesnb.mixture._Problem.run`, one SQUAREM cycle being the sweeps at
+    theta1, at the extrapolated point (when there is one), at theta2 (when that
+    point is not taken) and at the stabilizing step's point. ``run`` is ``(data,
+    prior, stats, base, centre, banks)``: the sweep's statistics, the restart's rows
+    in them, the swept means, and the restart's banks."""
+    data, prior, stats, base, centre, banks = run
+    at = ints[I_AT]
+    if at == _AT_START:
+        if bad or not _resolved(banks[2][_CUR], banks[3][_CUR]):
+            return _stop(ints, IRREGULAR)
+        history[0] = obj
+        checkpoints[0] = obj
+        slack[0] = em_resolution_slack(banks[2][_CUR], banks[3][_CUR], total_weight)
+        ints[I_HIST], ints[I_CHECK] = 1, 1
+        floats[F_OBJ] = obj
+    elif at == _AT_PLAIN:
+        if bad or not _accept(history, slack, ints[I_HIST], obj, banks, _CUR, n_rows, total_weight):
+            return _stop(ints, IRREGULAR)
+        ints[I_HIST] += 1
+        floats[F_OBJ] = obj
+        checkpoints[ints[I_CHECK]] = obj
+        ints[I_CHECK] += 1
+        if _converged(checkpoints, ints[I_CHECK], target):
+            return _stop(ints, CONVERGED)
+    elif at == _AT_T1:
+        if bad or not _accept(history, slack, ints[I_HIST], obj, banks, _T1, n_rows, total_weight):
+            return _stop(ints, IRREGULAR)
+        ints[I_HIST] += 1
+        floats[F_OBJ] = floats[F_FIRST] = obj
+        if obj - floats[F_START] <= 0:  # an EM fixed point, to round-off
             _copy(banks, _T1, _CUR)
-            converged = True
-            break
-        if _m_step(run, _T1, _T2) != 0:
-            irregular = True
-            break
-        moved, alpha, rate = _extrapolate(banks, sizes, segments, step_max, x0, x1, x2, scales)
-        rates[n_rates] = rate
-        n_rates += 1
-        tried = False
-        if moved:
-            n_sweeps += 1
-            t_obj, t_ll, bad = _sweep(run, _TX, resp, row_ll)
-            if bad < 0 and math.isfinite(t_obj) and t_obj >= first_objective:
-                tried = _m_step(run, _TX, _TN) != 1
-        if not tried and moved:  # it would lower the objective
-            step_max = max(1.0, step_max / _STEP_FACTOR)
-        elif alpha <= -step_max:  # the step length reached its bound: let it grow
-            step_max *= _STEP_FACTOR
-        if not tried:
-            obj, ll, bad = _sweep(run, _T2, resp, row_ll)
-            n_sweeps += 1
-            at = _T2
-        else:
-            obj, ll, bad = t_obj, t_ll, -1
-            at = _TX
-        if bad >= 0 or not _accept(history, slack, n_hist, obj, banks, at, n_rows, total_weight):
-            irregular = True
-            break
-        n_hist += 1
-        accepted_objective = obj
-        # The stabilizing EM step from the accepted point.
-        if tried:
-            _copy(banks, _TN, _CUR)
-        elif _m_step(run, _T2, _CUR) != 0:
-            irregular = True
-            break
-        obj, ll, ok = _sweep_accepted(
-            run, _CUR, resp, row_ll, history, slack, n_hist, n_rows, total_weight
+            return _stop(ints, CONVERGED)
+        if em_estimate(data, prior, stats, base, centre, banks, _T2) != 0:
+            return _stop(ints, IRREGULAR)
+        x0, x1, x2, scales = scratch_x
+        sizes, segments = data[3], data[4]
+        moved, alpha, rate = _extrapolate(
+            banks, sizes, segments, floats[F_STEP_MAX], x0, x1, x2, scales
         )
-        n_sweeps += 1
-        if not ok:
-            irregular = True
-            break
-        n_hist += 1
-        cycle_gain = obj - start_objective
-        if _converged_cycle(cycle_gain, obj - accepted_objective, rates, n_rates, target):
-            converged = True
-            break
-    info[0], info[1], info[2] = n_hist, n_sweeps, converged
-    info[3] = IRREGULAR if irregular else (CONVERGED if converged else MAX_ITER)
-    return ll
+        rates[ints[I_RATES]] = rate
+        ints[I_RATES] += 1
+        floats[F_ALPHA] = alpha
+        ints[I_MOVED], ints[I_TRIED] = moved, False
+        if moved:
+            ints[I_AT], ints[I_PENDING] = _AT_TX, _TX
+            return
+        return _after_trial(run, floats, ints, history, slack, n_rows, total_weight)
+    elif at == _AT_TX:
+        floats[F_TRIAL] = obj
+        if not bad and math.isfinite(obj) and obj >= floats[F_FIRST]:
+            ints[I_TRIED] = em_estimate(data, prior, stats, base, centre, banks, _TN) != 1
+        return _after_trial(run, floats, ints, history, slack, n_rows, total_weight)
+    elif at == _AT_T2:
+        return _take_point(run, obj, bad, _T2, floats, ints, history, slack, n_rows, total_weight)
+    else:  # _AT_CUR: the end of a SQUAREM cycle
+        if bad or not _accept(history, slack, ints[I_HIST], obj, banks, _CUR, n_rows, total_weight):
+            return _stop(ints, IRREGULAR)
+        ints[I_HIST] += 1
+        floats[F_OBJ] = obj
+        cycle_gain = obj - floats[F_START]
+        em_gain = obj - floats[F_ACCEPTED]
+        if _converged_cycle(cycle_gain, em_gain, rates, ints[I_RATES], target):
+            return _stop(ints, CONVERGED)
+    # the next step from the current state: a plain EM step, or a SQUAREM cycle
+    n_iter = ints[I_HIST] - 1
+    if n_iter >= max_iter:
+        return _stop(ints, MAX_ITER)
+    if not accelerate or max_iter - n_iter < 3:
+        if em_estimate(data, prior, stats, base, centre, banks, _CUR) != 0:
+            return _stop(ints, IRREGULAR)
+        ints[I_AT], ints[I_PENDING] = _AT_PLAIN, _CUR
+        return
+    _copy(banks, _CUR, _T0)
+    floats[F_START] = floats[F_OBJ]
+    if em_estimate(data, prior, stats, base, centre, banks, _T1) != 0:
+        return _stop(ints, IRREGULAR)
+    ints[I_AT], ints[I_PENDING] = _AT_T1, _T1
 
 
 @_jit
-def _em_step(run, centre, out, resp, row_ll, history, slack, n_hist, n_rows, total_weight):
-    """One EM step: the M-step from the last sweep (at slot ``centre``) into slot
-    ``out``, then the sweep there, accepted into the history (:func:`_sweep_accepted`);
-    ``ok`` False when either stops at something irregular."""
-    if _m_step(run, centre, out) != 0:
-        return -math.inf, 0.0, False
-    return _sweep_accepted(run, out, resp, row_ll, history, slack, n_hist, n_rows, total_weight)
+def _after_trial(run, floats, ints, history, slack, n_rows, total_weight):
+    """SQUAREM's step bound after the extrapolated point was tried (or not), then
+    that point taken, or theta2 swept."""
+    moved, tried = ints[I_MOVED], ints[I_TRIED]
+    step_max = floats[F_STEP_MAX]
+    if not tried and moved:  # it would lower the objective
+        floats[F_STEP_MAX] = max(1.0, step_max / _STEP_FACTOR)
+    elif floats[F_ALPHA] <= -step_max:  # the step length reached its bound: let it grow
+        floats[F_STEP_MAX] = step_max * _STEP_FACTOR
+    if not tried:
+        ints[I_AT], ints[I_PENDING] = _AT_T2, _T2
+        return
+    _take_point(
+        run, floats[F_TRIAL], False, _TX, floats, ints, history, slack, n_rows, total_weight
+    )
 
 
 @_jit
-def _sweep_accepted(run, s, resp, row_ll, history, slack, n_hist, n_rows, total_weight):
-    """The sweep at slot ``s`` and its objective's entry in the history:
-    ``(objective, log-likelihood, ok)``, ``ok`` False at a row of likelihood 0 or a
-    decrease (:func:`_accept`)."""
-    obj, ll, bad = _sweep(run, s, resp, row_ll)
-    ok = bad < 0 and _accept(history, slack, n_hist, obj, run[3], s, n_rows, total_weight)
-    return obj, ll, ok
+def _take_point(run, obj, bad, at, floats, ints, history, slack, n_rows, total_weight):
+    """The cycle's accepted point (the extrapolated one, or theta2) into the history,
+    then the stabilizing EM step from it (already made when the extrapolated point
+    was tried), whose sweep comes next."""
+    data, prior, stats, base, centre, banks = run
+    if bad or not _accept(history, slack, ints[I_HIST], obj, banks, at, n_rows, total_weight):
+        return _stop(ints, IRREGULAR)
+    ints[I_HIST] += 1
+    floats[F_ACCEPTED] = obj
+    if ints[I_TRIED]:
+        _copy(banks, _TN, _CUR)
+    elif em_estimate(data, prior, stats, base, centre, banks, _CUR) != 0:
+        return _stop(ints, IRREGULAR)
+    ints[I_AT], ints[I_PENDING] = _AT_CUR, _CUR
+
+
+@_jit
+def _stop(ints, outcome):
+    """A restart stopped with ``outcome``, kept in its ``I_PENDING`` entry."""
+    ints[I_AT], ints[I_PENDING] = _DONE, outcome
 
 
 @_jit
@@ -923,60 +1125,73 @@ class CompiledProblem:
         """EM from ``state`` in the compiled loop: ``(state, history, log-likelihood,
         row_ll, resp, converged, n_sweeps)``, or None when it stopped at something
         irregular (the caller then runs the Python engine, which says what)."""
+        return self.run_many([state], max_iter, tol, accelerate)[0]
+
+    def run_many(self, states: list, max_iter: int, tol: float, accelerate: bool) -> list:
+        """:meth:`run` from every state of ``states``, the restarts advancing together
+        (:func:`em_run`): one result per state, each what it would be alone."""
         problem = self.problem
-        K, n = problem.K, problem.n
+        K, n, R = problem.K, problem.n, len(states)
         banks = (
-            np.empty((N_SLOTS, K)),
-            np.empty((N_SLOTS, K, self.width)),
-            np.empty((N_SLOTS, K, self.d)),
-            np.empty((N_SLOTS, K, self.d)),
-            np.zeros((N_SLOTS, K, self.width)),
-            np.zeros((N_SLOTS, K, self.d)),
-            np.zeros((N_SLOTS, K, self.d)),
-            np.zeros((N_SLOTS, K, self.d)),
-            np.zeros((N_SLOTS, K)),
+            np.empty((R, N_SLOTS, K)),
+            np.empty((R, N_SLOTS, K, self.width)),
+            np.empty((R, N_SLOTS, K, self.d)),
+            np.empty((R, N_SLOTS, K, self.d)),
+            np.zeros((R, N_SLOTS, K, self.width)),
+            np.zeros((R, N_SLOTS, K, self.d)),
+            np.zeros((R, N_SLOTS, K, self.d)),
+            np.zeros((R, N_SLOTS, K, self.d)),
+            np.zeros((R, N_SLOTS, K)),
         )
-        banks[0][_CUR] = state.class_log_prob
-        for i, kind, cols, _ in self.parts:
-            params = state.block_params[i]
-            if kind == "discrete":
-                banks[1][_CUR][:, cols] = np.reshape(params["log_prob"], (K, -1))
-            else:
-                banks[2][_CUR][:, cols] = params["mu"]
-                banks[3][_CUR][:, cols] = params["var"]
+        for r, state in enumerate(states):
+            banks[0][r, _CUR] = state.class_log_prob
+            for i, kind, cols, _ in self.parts:
+                params = state.block_params[i]
+                if kind == "discrete":
+                    banks[1][r, _CUR][:, cols] = np.reshape(params["log_prob"], (K, -1))
+                else:
+                    banks[2][r, _CUR][:, cols] = params["mu"]
+                    banks[3][r, _CUR][:, cols] = params["var"]
         m = n if self.inverse is None else self.data[0].shape[0]  # rows, or patterns
-        resp, row_ll = np.empty((K, m)), np.empty((2, m))
-        history = np.empty(max_iter + 1)
-        info = np.zeros(4, dtype=np.int64)
-        target = tol * problem.total_weight
-        log_likelihood = em_run(
+        resp, row_ll = np.empty((R, K, m)), np.empty((R, 2, m))
+        history = np.empty((R, max_iter + 1))
+        info = np.zeros((R, 4), dtype=np.int64)
+        lls = np.empty(R)
+        em_run(
             self.data,
             self.prior,
             banks,
             n,
             problem.total_weight,
             max_iter,
-            target,
+            tol * problem.total_weight,
             accelerate,
             resp,
             row_ll,
             history,
             info,
+            lls,
         )
-        if info[3] == IRREGULAR:
-            return None
-        row_ll = row_ll[0] + np.log(row_ll[1])  # top + log(acc), the logarithms at once
-        if self.inverse is not None:  # every row takes its pattern's
-            resp, row_ll = resp[:, self.inverse], row_ll[self.inverse]
-        return (
-            self._state(banks),
-            history[: info[0]].tolist(),
-            float(log_likelihood),
-            row_ll,
-            resp,
-            bool(info[2]),
-            int(info[1]),
-        )
+        out: list = []
+        for r in range(R):
+            if info[r, 3] == IRREGULAR:
+                out.append(None)
+                continue
+            r_resp, r_ll = resp[r], row_ll[r, 0] + np.log(row_ll[r, 1])  # top + log(acc)
+            if self.inverse is not None:  # every row takes its pattern's
+                r_resp, r_ll = r_resp[:, self.inverse], r_ll[self.inverse]
+            out.append(
+                (
+                    self._state(tuple(bank[r] for bank in banks)),
+                    history[r, : info[r, 0]].tolist(),
+                    float(lls[r]),
+                    r_ll,
+                    r_resp,
+                    bool(info[r, 2]),
+                    int(info[r, 1]),
+                )
+            )
+        return out
 
     def _state(self, banks):
         """The state of slot ``_CUR``: its statistics, one dict per block, estimated by

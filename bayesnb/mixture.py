@@ -505,26 +505,46 @@ class _Problem:
         Convergence: :func:`_converged` on the objective at the end of every
         iteration (plain) or cycle (accelerated), against ``tol`` per row.
 
-        When every block has compiled pieces (:attr:`compiled`), the same loop runs in
-        compiled code (:mod:`bayesnb._em_loop`); this Python loop runs otherwise, and
-        for a restart the compiled loop stopped at something irregular (a row of
-        likelihood 0, an undefined estimate, a decrease), whose error it then raises.
+        When every block has compiled pieces (:attr:`compiled`), the loop runs in
+        compiled code (:mod:`bayesnb._em_loop`); the Python loop
+        (:meth:`_run_python`) runs otherwise, and for a restart the compiled loop
+        stopped at something irregular (a row of likelihood 0, an undefined estimate, a
+        decrease), whose error it then raises.
         """
+        return self.run_many([state], max_iter, tol, restart, accelerate)[0]
+
+    def run_many(
+        self, states: list, max_iter: int, tol: float, first: int, accelerate: bool = True
+    ) -> list:
+        """:meth:`run` from every state of ``states`` (restarts ``first``, ``first +
+        1``, ...). In the compiled loop the restarts advance together, each as it
+        would alone, and each run's ``seconds`` is its share of the loop's time, in
+        proportion to its sweeps; a restart the loop stops at something irregular
+        runs again in the Python loop (:meth:`_run_python`), which raises the error."""
+        if self.compiled is None:
+            return [
+                self._run_python(s, max_iter, tol, first + i, accelerate)
+                for i, s in enumerate(states)
+            ]
         start = time.perf_counter()
-        if self.compiled is not None and max_iter > 0:
-            out = self.compiled.run(state, max_iter, tol, accelerate)
-            if out is not None:  # else it stopped at something the loop below will name
-                state, history, loglik, row_ll, resp, converged, n_sweeps = out
-                return _Run(
-                    state,
-                    history,
-                    loglik,
-                    row_ll,
-                    resp,
-                    converged,
-                    seconds=time.perf_counter() - start,
-                    n_sweeps=n_sweeps,
-                )
+        outs = self.compiled.run_many(states, max_iter, tol, accelerate)
+        seconds = time.perf_counter() - start
+        sweeps = sum(out[-1] for out in outs if out is not None) or 1
+        runs: list = []
+        for i, out in enumerate(outs):
+            if out is None:
+                runs.append(self._run_python(states[i], max_iter, tol, first + i, accelerate))
+                continue
+            state, history, loglik, row_ll, resp, converged, n_sweeps = out
+            seconds_i = seconds * n_sweeps / sweeps
+            runs.append(_Run(state, history, loglik, row_ll, resp, converged, seconds_i, n_sweeps))
+        return runs
+
+    def _run_python(
+        self, state: _State, max_iter: int, tol: float, restart: int, accelerate: bool
+    ) -> _Run:
+        """:meth:`run` in Python, a sweep and an M-step at a time."""
+        start = time.perf_counter()
         buffers = (np.empty((self.K, self.n)), np.empty(self.n))  # reused by every sweep
         sweep = self.sweep(state, buffers)
         history = [sweep.objective]
@@ -1087,8 +1107,8 @@ def fit_mixture(
     known = None if y is None else _known_codes(y, labels, table.n_rows)
     problem = _Problem(model, table, labels, estimate, class_estimate, known, weights)
 
-    runs = []
-    for restart in range(n_init):
+    states = []  # every restart's start, drawn in turn from ``rng``
+    for _ in range(n_init):
         if isinstance(init, str):
             if init == "kmeans":  # large X (one restart by default): the best of several
                 # seedings; else (restarts by default) one each, so that they start apart
@@ -1105,8 +1125,11 @@ def fit_mixture(
             state = problem.estimate(*problem.statistics(start))
         else:
             state = _State(*start_params(problem.blocks, problem.K, init))
-        run = problem.run(state, max_iter, tol, restart, accelerate)
-        runs.append(_leave_saddles(problem, run, max_iter, tol, restart, accelerate, given_start))
+        states.append(state)
+    runs = [
+        _leave_saddles(problem, run, max_iter, tol, restart, accelerate, given_start)
+        for restart, run in enumerate(problem.run_many(states, max_iter, tol, 0, accelerate))
+    ]
 
     fits = [MixtureFit._from_run(problem, run, init=_describe(init)) for run in runs]
     best = int(np.argmax([f.objective for f in fits]))

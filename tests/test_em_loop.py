@@ -253,8 +253,8 @@ def test_a_stopped_loop_hands_the_restart_to_the_python_engine(monkeypatch, wors
     gets: here its M-step is sabotaged, and its monotonicity check names the step."""
 
     class Stopped(_em_loop.CompiledProblem):
-        def run(self, state, max_iter, tol, accelerate):
-            return None  # as the loop reports anything irregular
+        def run_many(self, states, max_iter, tol, accelerate):
+            return [None] * len(states)  # as the loop reports anything irregular
 
     original = _em_loop.compile_problem
 
@@ -266,3 +266,66 @@ def test_a_stopped_loop_hands_the_restart_to_the_python_engine(monkeypatch, wors
         bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0))).cluster(
             _votes(), 3, n_init=1, estimate="map"
         )
+
+
+# -- restarts advancing together --------------------------------------------------------
+
+
+def _starts(model, X, k, n_starts, seed):
+    """A problem and ``n_starts`` random starts, drawn in turn as ``cluster`` does."""
+    from bayesnb._data import Table
+
+    problem = mixture._Problem(model, Table(X), list(range(k)), None, None)
+    rng = np.random.default_rng(seed)
+    states = [
+        problem.estimate(*problem.statistics(problem.random_weights(rng))) for _ in range(n_starts)
+    ]
+    return problem, states
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("binary", lambda: np.random.default_rng(3).random((3000, 12)) < 0.4, bnb.Bernoulli()),
+        ("patterns", _few_patterns, bnb.Categorical()),
+        ("mixed", lambda: _mixed()[0], None),
+    ],
+    ids=lambda c: c[0],
+)
+def test_restarts_advance_together_each_as_alone(case):
+    """``run_many`` sweeps the data once per round for every restart still running,
+    each at its own point of its own SQUAREM cycle; every restart's history, sweeps
+    and final state are the ones it reaches run alone (a batch of one), and the
+    restarts that converge first drop out."""
+    _, data, family = case
+    model = bnb.NaiveBayes() if family is None else bnb.NaiveBayes(family)
+    problem, states = _starts(model, data(), 3, 12, seed=0)
+    together = problem.compiled.run_many(states, 500, 1e-10, accelerate=True)
+    alone = [problem.compiled.run(s, 500, 1e-10, accelerate=True) for s in states]
+    lengths = {len(a[1]) for a in alone}
+    assert len(lengths) > 1  # the restarts stop at different rounds
+    for a, b in zip(together, alone, strict=True):
+        state, history, loglik, row_ll, resp, converged, n_sweeps = a
+        assert converged == b[5] and n_sweeps == b[6] and len(history) == len(b[1])
+        np.testing.assert_allclose(history, b[1], rtol=1e-13)
+        assert loglik == pytest.approx(b[2], rel=1e-13)
+        np.testing.assert_allclose(row_ll, b[3], rtol=1e-12)
+        np.testing.assert_allclose(resp, b[4], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(state.class_log_prob, b[0].class_log_prob, rtol=1e-9)
+
+
+def test_an_irregular_restart_leaves_the_batch_alone():
+    """A restart that meets a row of likelihood 0 (here its start gives a value seen
+    in the data probability 0 in every component) stops, reported as None, and the
+    restarts beside it run exactly as alone."""
+    X = np.random.default_rng(5).random((400, 6)) < 0.5
+    problem, states = _starts(bnb.NaiveBayes(bnb.Bernoulli()), X, 2, 3, seed=1)
+    broken = states[1]
+    log_prob = broken.block_params[0]["log_prob"]
+    log_prob[:, 0] = [-np.inf, 0.0]  # feature 0 is 1 in every component, surely
+    together = problem.compiled.run_many(states, 200, 1e-10, accelerate=True)
+    assert together[1] is None
+    for i in (0, 2):
+        alone = problem.compiled.run(states[i], 200, 1e-10, accelerate=True)
+        np.testing.assert_allclose(together[i][1], alone[1], rtol=1e-13)
+        assert together[i][6] == alone[6]
