@@ -15,7 +15,14 @@ from bayesnb.errors import (
     ModelFileError,
     ZeroLikelihoodError,
 )
-from bayesnb.families import Bernoulli, Binned, Categorical, Gaussian, Multinomial
+from bayesnb.families import (
+    Bernoulli,
+    Binned,
+    Categorical,
+    Gaussian,
+    Multinomial,
+    MultivariateGaussian,
+)
 from bayesnb.mixture import MixtureFit, MonotonicityError, fit_mixture
 from bayesnb.model import load, register_loader
 from bayesnb.model_choice import compare_components
@@ -24,6 +31,7 @@ from bayesnb.priors import (
     Beta,
     Dirichlet,
     NormalInverseGamma,
+    NormalInverseWishart,
     PointMass,
     ZeroProbabilityWarning,
     laplace,
@@ -60,9 +68,11 @@ __all__ = [
     "ModelFileError",
     "MonotonicityError",
     "Multinomial",
+    "MultivariateGaussian",
     "NaiveBayes",
     "NaiveBayesFit",
     "NormalInverseGamma",
+    "NormalInverseWishart",
     "PointMass",
     "ZeroLikelihoodError",
     "ZeroProbabilityWarning",

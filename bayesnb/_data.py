@@ -347,8 +347,10 @@ def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
         return [(n, f, [n]) for n, f in zip(table.names, families, strict=True)]
     if isinstance(features, Family):
         # One block over an array; one feature per named column of a DataFrame, except
-        # for a Multinomial, whose columns only make sense together.
-        if features.multi_column and (not table.is_frame or features.kind == "multinomial"):
+        # for a family whose columns only make sense together (word counts, a joint
+        # Gaussian).
+        together = getattr(features, "columns_together", False)
+        if features.multi_column and (not table.is_frame or together):
             return [(ARRAY_BLOCK, features, table.names)]
         return [(n, features, [n]) for n in table.names]
     check_features(features)

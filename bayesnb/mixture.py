@@ -726,7 +726,10 @@ def _component_parts(problem: _Problem, state: _State, scales=None) -> list[np.n
     square root of the mean variance over the components) and log-variances."""
     parts = []
     for i, params in enumerate(state.block_params):
-        if "log_prob" in params:
+        block = problem.blocks[i]
+        if hasattr(block, "unconstrained"):  # a family with coordinates of its own
+            parts.extend(block.unconstrained(params, None if scales is None else scales[i]))
+        elif "log_prob" in params:
             parts.append(params["log_prob"])
         else:
             var = params["var"]
@@ -749,7 +752,12 @@ def _extrapolate(problem: _Problem, theta0: _State, theta1: _State, theta2: _Sta
     entry that is not finite in one of the three points (a probability 0) keeps its
     value in ``theta2``.
     """
-    scales = [np.sqrt(p["var"].mean(axis=0)) if "var" in p else None for p in theta0.block_params]
+    scales = [
+        b.unconstrained_scale(p)
+        if hasattr(b, "unconstrained")
+        else (np.sqrt(p["var"].mean(axis=0)) if "var" in p else None)
+        for b, p in zip(problem.blocks, theta0.block_params, strict=True)
+    ]
 
     def vector(state):
         parts = [state.class_log_prob, *_component_parts(problem, state, scales)]
@@ -789,7 +797,9 @@ def _from_vector(problem: _Problem, x: np.ndarray, like: _State, scales: list) -
     class_log_prob = _log_normalized(take(like.class_log_prob.shape), None)
     block_params = []
     for block, params, scale in zip(problem.blocks, like.block_params, scales, strict=True):
-        if "log_prob" in params:
+        if hasattr(block, "unconstrained"):
+            block_params.append(block.from_unconstrained(take, params, scale))
+        elif "log_prob" in params:
             logp = take(params["log_prob"].shape)
             block_params.append({"log_prob": _log_normalized(logp, block._segments())})
         else:

@@ -1078,3 +1078,199 @@ class NormalInverseGamma:
             return mu, var + var_floor
         df, loc, scale2 = post.predictive_params()
         return df, loc, scale2 + var_floor
+
+
+@dataclass(frozen=True, eq=False)
+class NormalInverseWishart:
+    """Normal-Inverse-Wishart prior on a multivariate Gaussian's mean and covariance.
+
+    :math:`\\Sigma \\sim \\mathrm{InvWishart}(\\nu, \\Psi)` and
+    :math:`\\mu \\mid \\Sigma \\sim N(\\mu_0, \\Sigma/\\kappa)`, over a block of ``d``
+    columns (:class:`~bayesnb.MultivariateGaussian`).
+
+    Parameters
+    ----------
+    mu : array_like (d,) or None
+        Prior mean; None (the default): the mean of all the training rows.
+    kappa : float, default 0.01
+        Pseudo-observations behind ``mu``.
+    nu : float or None
+        Degrees of freedom, > d - 1; None (the default): d + 2, the fewest for which
+        the prior has a finite mean covariance.
+    psi : array_like (d, d) or None
+        Scale matrix, symmetric positive definite; None (the default): the 1/N
+        covariance of all the training rows over :math:`K^{2/d}`, for K classes or
+        components (the default of Fraley and Raftery's conjugate prior for
+        Gaussian mixtures, whose components are each about 1/K of the data's volume).
+
+    Notes
+    -----
+    From ``n`` rows with mean :math:`\\bar x` and scatter matrix
+    :math:`S = \\sum (x - \\bar x)(x - \\bar x)^\\top`:
+
+    .. math::
+        \\kappa_n = \\kappa + n,\\quad \\nu_n = \\nu + n,\\quad
+        \\mu_n = (\\kappa\\mu_0 + n\\bar x)/\\kappa_n,\\quad
+        \\Psi_n = \\Psi + S
+        + \\frac{\\kappa n}{\\kappa_n}(\\bar x - \\mu_0)(\\bar x - \\mu_0)^\\top.
+
+    The joint mode is :math:`(\\mu_n, \\Psi_n/(\\nu_n + d + 2))` and the posterior mean
+    :math:`(\\mu_n, \\Psi_n/(\\nu_n - d - 1))`. With d = 1 it is the
+    :class:`NormalInverseGamma` with :math:`\\alpha = \\nu/2`, :math:`\\beta = \\Psi/2`.
+    A diagonal covariance takes, for every column, the inverse gamma that the
+    Inverse-Wishart gives its variance, :math:`\\alpha = (\\nu - d + 1)/2` and
+    :math:`\\beta = \\Psi_{jj}/2`; a spherical one the same summed over the columns,
+    :math:`\\alpha = d(\\nu - d + 1)/2` and :math:`\\beta = \\mathrm{tr}\\,\\Psi/2`.
+
+    Examples
+    --------
+    >>> prior = NormalInverseWishart(mu=[0.0, 0.0], kappa=1.0, nu=4.0, psi=np.eye(2))
+    >>> post = prior.posterior(n=2.0, mean=[1.0, 0.0], scatter=np.eye(2))
+    >>> [float(v) for v in post.mu] + [float(post.nu)]
+    [0.6666666666666666, 0.0, 6.0]
+    """
+
+    mu: np.ndarray | None = None
+    kappa: float = 0.01
+    nu: float | None = None
+    psi: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.mu is not None:
+            mu = _numbers(self.mu, "NormalInverseWishart mu", "mu=[0.0, 0.0]")
+            if mu.ndim != 1 or not np.isfinite(mu).all():
+                raise InputError(
+                    f"NormalInverseWishart mu must be a 1-d array of finite numbers (one per "
+                    f"column); got shape {mu.shape}."
+                )
+            object.__setattr__(self, "mu", mu)
+        kappa = _numbers(self.kappa, "NormalInverseWishart kappa", "kappa=0.01")
+        if kappa.ndim != 0 or not (np.isfinite(kappa) and kappa > 0):
+            raise InputError(
+                f"NormalInverseWishart kappa must be one finite number > 0; got {self.kappa!r}."
+            )
+        object.__setattr__(self, "kappa", float(kappa))
+        if self.nu is not None:
+            nu = _numbers(self.nu, "NormalInverseWishart nu", "nu=4.0")
+            if nu.ndim != 0 or not np.isfinite(nu):
+                raise InputError(
+                    f"NormalInverseWishart nu must be one finite number; got {self.nu!r}."
+                )
+            object.__setattr__(self, "nu", float(nu))
+        if self.psi is not None:
+            psi = _numbers(self.psi, "NormalInverseWishart psi", "psi=np.eye(2)")
+            if psi.ndim != 2 or psi.shape[0] != psi.shape[1] or not np.isfinite(psi).all():
+                raise InputError(
+                    f"NormalInverseWishart psi must be a square matrix of finite numbers "
+                    f"(d, d); got shape {psi.shape}."
+                )
+            if not np.allclose(psi, psi.T, rtol=1e-12, atol=0.0):
+                raise InputError("NormalInverseWishart psi must be symmetric; got psi != psi.T.")
+            try:
+                np.linalg.cholesky(psi)
+            except np.linalg.LinAlgError:
+                raise InputError(
+                    "NormalInverseWishart psi must be positive definite (its Cholesky "
+                    "factorization failed). Give a covariance-like matrix, e.g. np.eye(d)."
+                ) from None
+            object.__setattr__(self, "psi", psi)
+
+    def resolve(self, d: int, n_labels: int, mean: np.ndarray, cov: np.ndarray):
+        """The prior with its data defaults filled in for ``d`` columns and
+        ``n_labels`` classes or components, from the rows' ``mean`` and 1/N ``cov``;
+        a declared value of the wrong size raises."""
+        mu = mean if self.mu is None else self.mu
+        nu = d + 2.0 if self.nu is None else self.nu
+        if self.psi is None:
+            psi = cov / float(n_labels) ** (2.0 / d)
+            # a column without spread: one unit of variance, so psi stays definite
+            diag = np.diagonal(psi).copy()
+            if np.any(diag <= 0):
+                psi = psi + np.diag(np.where(diag > 0, 0.0, 1.0))
+        else:
+            psi = self.psi
+        if np.shape(mu) != (d,) or np.shape(psi) != (d, d):
+            raise InputError(
+                f"NormalInverseWishart over {d} columns needs mu of shape ({d},) and psi of "
+                f"shape ({d}, {d}); got {np.shape(mu)} and {np.shape(psi)}."
+            )
+        if not nu > d - 1:
+            raise InputError(
+                f"NormalInverseWishart nu must exceed d - 1 = {d - 1} for {d} columns; got "
+                f"nu={nu!r}."
+            )
+        return NormalInverseWishart(mu=mu, kappa=self.kappa, nu=nu, psi=psi)
+
+    def posterior(self, n, mean, scatter) -> NormalInverseWishart:
+        """The posterior after ``n`` rows with ``mean`` (d,) and ``scatter`` (d, d)."""
+        n = float(n)
+        mean = np.asarray(mean, dtype=float)
+        kn = self.kappa + n
+        delta = mean - self.mu
+        pull = (self.kappa * n / kn) * np.outer(delta, delta)
+        psi = self.psi + np.asarray(scatter, dtype=float) + pull
+        return NormalInverseWishart(
+            mu=(self.kappa * self.mu + n * mean) / kn, kappa=kn, nu=self.nu + n, psi=psi
+        )
+
+    def logpdf(self, mu, cov) -> float:
+        """:math:`\\log N(\\mu \\mid \\mu_0, \\Sigma/\\kappa) + \\log \\mathrm{IW}(\\Sigma
+        \\mid \\nu, \\Psi)` of one mean (d,) and covariance (d, d), from Cholesky
+        factors (no inverse)."""
+        return log_normal_given_cov(mu, self.mu, cov, self.kappa) + log_inverse_wishart(
+            cov, self.nu, self.psi
+        )
+
+    def log_marginal_likelihood(self, n, mean, scatter) -> float:
+        """``log p(rows)`` with the mean and covariance integrated out."""
+        d = len(self.mu)
+        post = self.posterior(n, mean, scatter)
+        _, logdet0 = np.linalg.slogdet(self.psi)
+        _, logdet_n = np.linalg.slogdet(post.psi)
+        return float(
+            -0.5 * n * d * np.log(np.pi)
+            + special.multigammaln(post.nu / 2.0, d)
+            - special.multigammaln(self.nu / 2.0, d)
+            + 0.5 * self.nu * logdet0
+            - 0.5 * post.nu * logdet_n
+            + 0.5 * d * (np.log(self.kappa) - np.log(post.kappa))
+        )
+
+
+def _chol_logdet(chol: np.ndarray) -> float:
+    return 2.0 * float(np.sum(np.log(np.diagonal(chol))))
+
+
+def log_normal_given_cov(x, mean, cov, kappa: float = 1.0) -> float:
+    """:math:`\\log N(x \\mid m, \\Sigma/\\kappa)` from the Cholesky factor of ``cov``."""
+    from scipy.linalg import solve_triangular
+
+    chol = np.linalg.cholesky(cov)
+    d = len(mean)
+    z = solve_triangular(chol, np.asarray(x, float) - mean, lower=True)
+    return float(
+        -0.5 * d * np.log(2.0 * np.pi)
+        + 0.5 * d * np.log(kappa)
+        - 0.5 * _chol_logdet(chol)
+        - 0.5 * kappa * (z @ z)
+    )
+
+
+def log_inverse_wishart(cov, nu: float, psi) -> float:
+    """:math:`\\log \\mathrm{IW}(\\Sigma \\mid \\nu, \\Psi)`:
+    :math:`\\tfrac{\\nu}{2}\\log|\\Psi| - \\tfrac{\\nu d}{2}\\log 2 - \\log\\Gamma_d(\\nu/2)
+    - \\tfrac{\\nu + d + 1}{2}\\log|\\Sigma| - \\tfrac12\\mathrm{tr}(\\Psi\\Sigma^{-1})`,
+    the trace as the squared Frobenius norm of :math:`L^{-1}C` (Cholesky factors
+    :math:`\\Sigma = LL^\\top`, :math:`\\Psi = CC^\\top`)."""
+    from scipy.linalg import solve_triangular
+
+    d = cov.shape[0]
+    chol, chol_psi = np.linalg.cholesky(cov), np.linalg.cholesky(psi)
+    m = solve_triangular(chol, chol_psi, lower=True)
+    return float(
+        0.5 * nu * _chol_logdet(chol_psi)
+        - 0.5 * nu * d * np.log(2.0)
+        - special.multigammaln(nu / 2.0, d)
+        - 0.5 * (nu + d + 1.0) * _chol_logdet(chol)
+        - 0.5 * float(np.sum(m * m))
+    )

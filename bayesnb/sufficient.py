@@ -8,7 +8,9 @@ partition by partition on several machines, and reduced at the end:
 * counts (Bernoulli, Categorical, Binned, Multinomial) add;
 * Gaussian statistics, the weighted count ``n``, mean and sum of squared deviations
   ``ss``, combine by the pairwise update of Chan, Golub and LeVeque, which never
-  subtracts two large sums of squares.
+  subtracts two large sums of squares; a multivariate Gaussian's scatter matrix
+  ``scatter`` (or its diagonal) by the same update with the outer product of the
+  means' difference.
 
 The merge is associative and commutative up to round-off, which is what a tree
 reduction over partitions needs.
@@ -21,6 +23,7 @@ import numpy as np
 __all__ = ["merge_stats", "pool_stats", "scale_stats"]
 
 _GAUSSIAN = frozenset({"n", "mean", "ss"})
+_MULTIVARIATE = frozenset({"n", "mean", "scatter"})
 
 
 def _kind(stats: dict) -> str:
@@ -29,8 +32,11 @@ def _kind(stats: dict) -> str:
         return "counts"
     if keys == _GAUSSIAN:
         return "gaussian"
+    if keys == _MULTIVARIATE:
+        return "multivariate"
     raise TypeError(
-        "stats must be a family's sufficient statistics: {'counts'} or {'n', 'mean', 'ss'}; "
+        "stats must be a family's sufficient statistics: {'counts'}, {'n', 'mean', 'ss'} "
+        "or {'n', 'mean', 'scatter'}; "
         f"got the keys {sorted(keys)!r}. Pass the dict returned by the family's count()."
     )
 
@@ -78,11 +84,21 @@ def merge_stats(a: dict, b: dict) -> dict:
         return {"counts": np.add(a["counts"], b["counts"])}
     na, nb = np.asarray(a["n"], dtype=float), np.asarray(b["n"], dtype=float)
     ma, mb = np.asarray(a["mean"], dtype=float), np.asarray(b["mean"], dtype=float)
+    if kind == "multivariate":  # n (K,), mean (K, d): a count per component
+        na, nb = na[:, None], nb[:, None]
     n = na + nb
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(n > 0, nb / n, 0.0)  # n_b / n
     delta = mb - ma
     mean = np.where(na == 0, mb, np.where(nb == 0, ma, ma + delta * share))
+    if kind == "multivariate":
+        weight = na[:, 0] * share[:, 0]  # n_a n_b / n
+        sa, sb = np.asarray(a["scatter"], dtype=float), np.asarray(b["scatter"], dtype=float)
+        if sa.ndim == 3:
+            cross = weight[:, None, None] * delta[:, :, None] * delta[:, None, :]
+        else:  # the diagonal alone
+            cross = weight[:, None] * delta * delta
+        return {"n": n[:, 0], "mean": mean, "scatter": sa + sb + cross}
     ss = np.add(a["ss"], b["ss"]) + delta * delta * na * share
     return {"n": n, "mean": mean, "ss": ss}
 
@@ -102,8 +118,15 @@ def scale_stats(stats: dict, weight: float) -> dict:
     """
     if not np.isfinite(weight) or weight < 0:
         raise ValueError(f"weight must be a finite number >= 0; got {weight!r}.")
-    if _kind(stats) == "counts":
+    kind = _kind(stats)
+    if kind == "counts":
         return {"counts": stats["counts"] * weight}
+    if kind == "multivariate":
+        return {
+            "n": stats["n"] * weight,
+            "mean": np.array(stats["mean"], dtype=float),
+            "scatter": stats["scatter"] * weight,
+        }
     return {
         "n": stats["n"] * weight,
         "mean": np.array(stats["mean"], dtype=float),

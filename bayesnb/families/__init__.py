@@ -25,7 +25,20 @@ model, which learns their categories, edges or scale.
 from bayesnb.families.base import Family
 from bayesnb.families.discrete import Bernoulli, Binned, Categorical, Multinomial
 from bayesnb.families.gaussian import Gaussian
+from bayesnb.families.multivariate import MultivariateGaussian
 
-FAMILIES = {cls.kind: cls for cls in (Bernoulli, Categorical, Binned, Multinomial, Gaussian)}
+FAMILIES = {
+    cls.kind: cls
+    for cls in (Bernoulli, Categorical, Binned, Multinomial, Gaussian, MultivariateGaussian)
+}
 
-__all__ = ["FAMILIES", "Bernoulli", "Binned", "Categorical", "Family", "Gaussian", "Multinomial"]
+__all__ = [
+    "FAMILIES",
+    "Bernoulli",
+    "Binned",
+    "Categorical",
+    "Family",
+    "Gaussian",
+    "Multinomial",
+    "MultivariateGaussian",
+]

@@ -1568,6 +1568,7 @@ class Multinomial(_Discrete):
 
     kind = "multinomial"
     multi_column = True
+    columns_together = True  # word counts: one document per row, not one feature per word
 
     def __init__(self, prior=None, *, estimate=None, columns=None):
         super().__init__(

@@ -1,0 +1,494 @@
+"""The multivariate Gaussian family: one block of columns with a joint Gaussian
+likelihood, its covariance full, diagonal, spherical or tied across the classes, and
+its Normal-Inverse-Wishart prior."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from bayesnb.errors import InputError, InputTypeError
+from bayesnb.families._kernels import Labels, _as_float_matrix
+from bayesnb.families.base import Family
+from bayesnb.priors import NormalInverseWishart, log_inverse_wishart
+from bayesnb.sufficient import merge_stats
+
+LOG_2PI = np.log(2.0 * np.pi)
+COVARIANCES = ("full", "diag", "spherical", "tied")
+
+
+class MultivariateGaussian(Family):
+    """A block of continuous columns with one joint Gaussian per class or component.
+
+    Parameters
+    ----------
+    prior : NormalInverseWishart, optional
+        Conjugate prior; the default is weak and scaled to the data (see
+        :class:`~bayesnb.priors.NormalInverseWishart`).
+    covariance : {"full", "diag", "spherical", "tied"}, default "full"
+        Every class's own full covariance matrix (quadratic discriminant analysis in a
+        classifier), its own diagonal one (naive Bayes), its own single variance
+        :math:`\\sigma_k^2 I`, or one full matrix shared by every class (linear
+        discriminant analysis). The names are scikit-learn's ``covariance_type``.
+    columns : list, optional
+        The block's columns (default: all of X's when this family is the model's
+        only declaration).
+
+    Notes
+    -----
+    The statistics of class :math:`k` are its weighted count :math:`n_k`, mean
+    :math:`\\bar x_k` and scatter matrix :math:`S_k = \\sum_i r_{ik}(x_i - \\bar
+    x_k)(x_i - \\bar x_k)^\\top` (its diagonal alone for ``"diag"`` and
+    ``"spherical"``), every deviation from the class's own mean. Maximum likelihood
+    gives :math:`S_k/n_k` (full), its diagonal (diag), :math:`\\mathrm{tr}\\,S_k/(d\\,n_k)`
+    (spherical) and :math:`\\sum_k S_k / \\sum_k n_k` (tied). ``"map"`` and ``"mean"``
+    are the joint mode and the posterior mean under the prior (for ``"tied"``: the
+    Inverse-Wishart shared, every class's mean given it Gaussian). Densities come from
+    Cholesky factors and triangular solves; no matrix is inverted. ``params`` holds
+    ``{name}_mu`` (class, feature) and ``{name}_cov`` (class, feature,
+    feature_2), the full matrix whatever its constraint.
+
+    A missing value has no exact treatment here short of an inner EM over the missing
+    entries, so it raises an error naming its column; declare such columns
+    :class:`~bayesnb.Gaussian` (independent, which marginalizes them exactly).
+    """
+
+    kind = "multivariate_gaussian"
+    multi_column = True
+    columns_together = True
+    em_estimate = "map"  # the Normal-Inverse-Wishart mode: no covariance collapses
+
+    def __init__(self, prior=None, *, covariance: str = "full", estimate=None, columns=None):
+        super().__init__(
+            NormalInverseWishart() if prior is None else prior, estimate=estimate, columns=columns
+        )
+        if not isinstance(self.prior, NormalInverseWishart):
+            raise InputTypeError(
+                "MultivariateGaussian prior must be a NormalInverseWishart; got "
+                f"{self.prior!r} ({type(self.prior).__name__}). Use bnb.NormalInverseWishart("
+                "mu=..., kappa=..., nu=..., psi=...), or leave prior=None for the default."
+            )
+        if covariance not in COVARIANCES:
+            raise InputError(
+                f"MultivariateGaussian covariance must be one of {COVARIANCES}; got {covariance!r}."
+            )
+        self.covariance = covariance
+        self.data_mean = self.data_cov = None  # learnt at bind: the default prior's centre
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + f", covariance={self.covariance!r})"
+
+    def _what(self) -> str:
+        return f"MultivariateGaussian feature {self.name!r}"
+
+    def check_em_estimate(self, method: str) -> None:
+        super().check_em_estimate(method)
+        if method == "mean":
+            raise InputError(
+                f"{self._what()} would be estimated by estimate='mean'; EM's M-step must "
+                "maximize the objective, and the posterior mean of a covariance does not. "
+                "Use estimate='map' (the default when estimate is not given) or 'ml'."
+            )
+
+    # -- binding and encoding ---------------------------------------------------------
+    def _learn(self, data, sample_weight=None) -> None:
+        x = self._values(data)
+        if self.n_columns < 1 or len(x) == 0:
+            raise InputError(f"{self._what()} needs at least one column and one row.")
+        w = np.ones(len(x)) if sample_weight is None else np.asarray(sample_weight, float)
+        total = w.sum()
+        if not total > 0:
+            raise InputError(f"{self._what()} has no row of positive weight.")
+        mean = (w @ x) / total
+        xc = x - mean
+        self.data_mean = mean
+        self.data_cov = (xc * w[:, None]).T @ xc / total
+
+    def encode(self, data) -> np.ndarray:
+        """The values as a float matrix less the training rows' mean (the bound
+        block's centre, so that every sum of squares below is of deviations of the
+        data's own size, whatever its offset); a missing or infinite value raises."""
+        x = self._values(data)
+        return x if self.data_mean is None else x - self.data_mean
+
+    def _values(self, data) -> np.ndarray:
+        x = np.asarray(_as_float_matrix(data, self._what()), dtype=float)
+        bad = ~np.isfinite(x)
+        if bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            column = self.columns[j] if self.columns else j
+            what = "a missing value" if np.isnan(x[i, j]) else f"an infinite value ({x[i, j]!r})"
+            raise InputError(
+                f"{self._what()} has {what} in column {column!r}, row {i}. Its joint "
+                "Gaussian has no exact treatment of missing values: drop or impute the "
+                "row, or declare the columns bnb.Gaussian() (independent, which "
+                "marginalizes a missing value exactly)."
+            )
+        return x
+
+    def seed_features(self, data) -> np.ndarray:
+        x = self._values(data)
+        spread = x.std(axis=0)
+        return (x - x.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+
+    # -- statistics and estimates -----------------------------------------------------
+    def count(self, enc, resp) -> dict:
+        """``{"n", "mean", "scatter"}``: (K,), (K, d) and (K, d, d) (the scatter's
+        diagonal alone, (K, d), for ``"diag"`` and ``"spherical"``), each class's
+        deviations from its own mean: from the centred encoding's weighted sums,
+        :math:`S_k = \\sum_i r_{ik} x_i x_i^\\top - n_k \\bar x_k \\bar x_k^\\top`, one
+        matrix product per class (a deviation of the data's own size, so no digits are
+        lost to an offset)."""
+        x = enc
+        r = resp.dense() if isinstance(resp, Labels) else np.asarray(resp, dtype=float)
+        n = r.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(n[:, None] > 0, (r.T @ x) / n[:, None], 0.0)
+        if self.covariance in ("diag", "spherical"):
+            scatter = r.T @ (x * x) - n[:, None] * mean * mean
+            np.maximum(scatter, 0.0, out=scatter)
+        else:
+            d = x.shape[1]
+            scatter = np.empty((len(n), d, d))
+            for k in range(len(n)):
+                scatter[k] = (x * r[:, k : k + 1]).T @ x - n[k] * np.outer(mean[k], mean[k])
+                scatter[k] = (scatter[k] + scatter[k].T) / 2.0
+        if not (np.isfinite(mean).all() and np.isfinite(scatter).all()):
+            raise InputError(
+                f"{self._what()} has values whose squared deviations sum beyond the "
+                "largest float (about 1.8e308). Rescale the columns before fitting."
+            )
+        if self.data_mean is not None:
+            mean = mean + self.data_mean
+        return {"n": n, "mean": mean, "scatter": scatter}
+
+    def resolved_prior(self, n_labels: int) -> NormalInverseWishart:
+        """The prior with its data defaults filled in, for ``n_labels`` classes."""
+        return self.prior.resolve(self.n_columns, n_labels, self.data_mean, self.data_cov)
+
+    def estimate_params(self, stats: dict, method: str, *, labels=None) -> dict:
+        """``{"mu": (K, d), "cov": (K, d, d)}`` under ``method`` ("ml", "map" or "mean");
+        a covariance that is not positive definite (a component collapsed onto fewer
+        than d + 1 distinct points under "ml") raises, naming the class."""
+        if method == "predictive":
+            raise InputError(
+                f"{self._what()} has no posterior predictive (a multivariate Student-t) "
+                "yet; use estimate='mean', 'map' or 'ml'."
+            )
+        n, mean, scatter = stats["n"], stats["mean"], stats["scatter"]
+        K = len(n)
+        names = labels if labels is not None else list(range(K))
+        if method == "ml":
+            empty = np.flatnonzero(n <= 0)
+            if empty.size:
+                raise InputError(
+                    f"{self._what()}: class {names[int(empty[0])]!r} has no rows, so its "
+                    "maximum-likelihood mean and covariance are undefined. Use "
+                    "estimate='map'."
+                )
+            mu = mean.copy()
+            q = scatter  # the quadratic terms, about the estimated means
+            shrink = None
+        else:
+            prior = self.resolved_prior(K)
+            kn = prior.kappa + n
+            mu = (prior.kappa * prior.mu + n[:, None] * mean) / kn[:, None]
+            delta = mean - prior.mu
+            pull = prior.kappa * n / kn
+            if scatter.ndim == 3:
+                q = scatter + pull[:, None, None] * delta[:, :, None] * delta[:, None, :]
+            else:
+                q = scatter + pull[:, None] * delta * delta
+            shrink = prior
+        cov = self._covariance(q, n, method, shrink)
+        self._check_definite(cov, n, names, method)
+        return {"mu": mu, "cov": cov}
+
+    def _covariance(self, q, n, method: str, prior) -> np.ndarray:
+        """Every class's covariance (K, d, d) from its quadratic terms ``q``."""
+        K, d = len(n), q.shape[1]
+        kind = self.covariance
+        if kind == "tied":
+            total = q.sum(axis=0)
+            if method == "ml":
+                shared = total / n.sum()
+            elif method == "map":
+                shared = (prior.psi + total) / (prior.nu + n.sum() + K + d + 1.0)
+            else:
+                shared = (prior.psi + total) / (prior.nu + n.sum() - d - 1.0)
+            return np.broadcast_to(shared, (K, d, d)).copy()
+        if kind == "full":
+            if method == "ml":
+                return q / n[:, None, None]
+            nu_n = prior.nu + n
+            denom = nu_n + d + 2.0 if method == "map" else nu_n - d - 1.0
+            return (prior.psi + q) / denom[:, None, None]
+        # diag and spherical: the Inverse-Wishart's inverse gamma on every variance
+        alpha = (prior.nu - d + 1.0) / 2.0 if prior is not None else None
+        if kind == "diag":
+            if method == "ml":
+                var = q / n[:, None]
+            else:
+                beta_n = np.diagonal(prior.psi) / 2.0 + q / 2.0
+                # the joint mode (mu_n, beta_n / (alpha_n + 3/2)), the mean beta_n / (alpha_n - 1)
+                alpha_n = alpha + n[:, None] / 2.0
+                var = beta_n / (alpha_n + 1.5 if method == "map" else alpha_n - 1.0)
+        else:  # spherical
+            total = q.sum(axis=1)
+            if method == "ml":
+                var1 = total / (d * n)
+            else:
+                beta_n = np.trace(prior.psi) / 2.0 + total / 2.0
+                alpha_n = d * alpha + n * d / 2.0
+                var1 = beta_n / (alpha_n + 1.0 + d / 2.0 if method == "map" else alpha_n - 1.0)
+            var = np.repeat(var1[:, None], d, axis=1)
+        cov = np.zeros((K, d, d))
+        idx = np.arange(d)
+        cov[:, idx, idx] = var
+        return cov
+
+    def _check_definite(self, cov, n, names, method: str) -> None:
+        for k in range(len(cov)):
+            ok = np.isfinite(cov[k]).all()
+            if ok:
+                try:
+                    chol = np.linalg.cholesky(cov[k])
+                    diag = np.diagonal(chol)
+                    ok = bool(np.all(diag > np.sqrt(np.finfo(float).tiny)))
+                    ok = ok and diag.min() > 1e-12 * diag.max()
+                except np.linalg.LinAlgError:
+                    ok = False
+            if not ok:
+                raise InputError(
+                    f"{self._what()}: class {names[k]!r} (weight {float(n[k]):.6g}) has a "
+                    f"singular {self.covariance} covariance under estimate={method!r}: its "
+                    "rows lie on a lower-dimensional set (a component collapsed onto "
+                    "fewer than d + 1 distinct points), where the likelihood grows without "
+                    "bound. Use estimate='map' (the default for clustering), whose "
+                    "Normal-Inverse-Wishart prior keeps every covariance definite."
+                )
+
+    # -- densities --------------------------------------------------------------------
+    def log_likelihood(self, enc, params) -> np.ndarray:
+        """(n, K): :math:`-\\tfrac12(d\\log 2\\pi + \\log|\\Sigma_k| + \\|L_k^{-1}(x -
+        \\mu_k)\\|^2)` with :math:`\\Sigma_k = L_kL_k^\\top`: one triangular solve of all
+        the rows per class (a diagonal covariance: one product for every class)."""
+        from scipy.linalg import solve_triangular
+
+        x = enc
+        mu, cov = np.asarray(params["mu"], float), np.asarray(params["cov"], float)
+        if self.data_mean is not None:
+            mu = mu - self.data_mean
+        K, d = mu.shape
+        if self.covariance in ("diag", "spherical"):
+            var = np.diagonal(cov, axis1=1, axis2=2)  # (K, d)
+            inv = 1.0 / var
+            quad = (x * x) @ inv.T - 2.0 * (x @ (mu * inv).T) + np.sum(mu * mu * inv, axis=1)
+            logdet = np.sum(np.log(var), axis=1)
+            return -0.5 * (d * LOG_2PI + logdet + np.maximum(quad, 0.0))
+        out = np.empty((len(x), K))
+        for k in range(K):
+            chol = np.linalg.cholesky(cov[k])
+            z = solve_triangular(chol, x.T, lower=True, check_finite=False).T  # (n, d)
+            c = solve_triangular(chol, mu[k], lower=True, check_finite=False)
+            quad = np.einsum("ij,ij->i", z, z) - 2.0 * (z @ c) + c @ c
+            logdet = 2.0 * float(np.sum(np.log(np.diagonal(chol))))
+            out[:, k] = -0.5 * (d * LOG_2PI + logdet + np.maximum(quad, 0.0))
+        return out
+
+    def log_prior(self, params, shift: float = 0.0) -> float:
+        """Log density of the prior at ``params`` (the density whose mode "map" is)."""
+        mu, cov = np.asarray(params["mu"], float), np.asarray(params["cov"], float)
+        K, d = mu.shape
+        prior = self.resolved_prior(K)
+        kind = self.covariance
+        if kind in ("full", "tied"):
+            total = 0.0
+            for k in range(K):
+                if kind == "full":
+                    total += prior.logpdf(mu[k], cov[k])
+                else:
+                    total += _log_normal(mu[k], prior.mu, cov[k] / prior.kappa)
+            if kind == "tied":
+                total += log_inverse_wishart(cov[0], prior.nu, prior.psi)
+            return float(total)
+        var = np.diagonal(cov, axis1=1, axis2=2)  # (K, d)
+        alpha = (prior.nu - d + 1.0) / 2.0
+        z2 = prior.kappa * (mu - prior.mu) ** 2 / var
+        log_n = -0.5 * (LOG_2PI + np.log(var / prior.kappa)) - 0.5 * z2
+        if kind == "diag":
+            beta = np.diagonal(prior.psi) / 2.0
+            log_ig = _log_inverse_gamma(var, alpha, beta)
+            return float(np.sum(log_n) + np.sum(log_ig))
+        s2 = var[:, 0]
+        log_ig = _log_inverse_gamma(s2, d * alpha, np.trace(prior.psi) / 2.0)
+        return float(np.sum(log_n) + np.sum(log_ig))
+
+    def complete_log_likelihood(self, stats: dict, params: dict) -> float:
+        """:math:`\\sum_k -\\tfrac12[n_k(d\\log 2\\pi + \\log|\\Sigma_k|) + \\mathrm{tr}
+        (\\Sigma_k^{-1}(S_k + n_k(\\bar x_k - \\mu_k)(\\bar x_k - \\mu_k)^\\top))]`."""
+        from scipy.linalg import solve_triangular
+
+        n, mean, scatter = stats["n"], stats["mean"], stats["scatter"]
+        mu, cov = np.asarray(params["mu"], float), np.asarray(params["cov"], float)
+        total = 0.0
+        d = mu.shape[1]
+        for k in range(len(n)):
+            s = np.diag(scatter[k]) if scatter.ndim == 2 else scatter[k]
+            delta = mean[k] - mu[k]
+            q = s + n[k] * np.outer(delta, delta)
+            chol = np.linalg.cholesky(cov[k])
+            m = solve_triangular(chol, solve_triangular(chol, q, lower=True).T, lower=True)
+            logdet = 2.0 * float(np.sum(np.log(np.diagonal(chol))))
+            total += -0.5 * (n[k] * (d * LOG_2PI + logdet) + float(np.trace(m)))
+        return float(total)
+
+    def log_marginal(self, stats: dict, n_labels: int) -> float:
+        """The Normal-Inverse-Wishart marginal likelihood of every class (full
+        covariances only: the others' priors couple or constrain what this one
+        integrates)."""
+        if self.covariance != "full":
+            raise NotImplementedError(
+                f"the marginal likelihood of a {self.covariance} MultivariateGaussian"
+            )
+        prior = self.resolved_prior(n_labels)
+        return float(
+            sum(
+                prior.log_marginal_likelihood(stats["n"][k], stats["mean"][k], stats["scatter"][k])
+                for k in range(len(stats["n"]))
+            )
+        )
+
+    def n_free_parameters(self, n_labels: int) -> int:
+        d = self.n_columns
+        per = {"full": d * (d + 1) // 2, "diag": d, "spherical": 1, "tied": 0}[self.covariance]
+        shared = d * (d + 1) // 2 if self.covariance == "tied" else 0
+        return n_labels * (d + per) + shared
+
+    # -- EM's extrapolation (SQUAREM) in unconstrained coordinates ---------------------
+    def unconstrained(self, params: dict, scale=None) -> list[np.ndarray]:
+        """The means over their column's ``scale`` and every covariance's Cholesky
+        factor, its diagonal as logarithms (the lower triangle, flat), components
+        first."""
+        mu, cov = params["mu"], params["cov"]
+        if scale is None:
+            scale = self.unconstrained_scale(params)
+        chol = np.linalg.cholesky(cov)
+        d = mu.shape[1]
+        rows, cols = np.tril_indices(d)
+        flat = chol[:, rows, cols]
+        on = rows == cols
+        flat[:, on] = np.log(flat[:, on])
+        return [mu / scale, flat]
+
+    def unconstrained_scale(self, params: dict) -> np.ndarray:
+        return np.sqrt(np.diagonal(params["cov"], axis1=1, axis2=2).mean(axis=0))
+
+    def from_unconstrained(self, take, like: dict, scale) -> dict:
+        mu = take(like["mu"].shape) * scale
+        K, d = like["mu"].shape
+        rows, cols = np.tril_indices(d)
+        flat = take((K, len(rows))).copy()
+        on = rows == cols
+        flat[:, on] = np.exp(flat[:, on])
+        chol = np.zeros((K, d, d))
+        chol[:, rows, cols] = flat
+        return {"mu": mu, "cov": chol @ np.swapaxes(chol, 1, 2)}
+
+    # -- parameters in and out --------------------------------------------------------
+    def params_from(self, source, K: int) -> dict:
+        from bayesnb.families import _given
+
+        name = self.name
+        mu = _given.source_value(source, f"{name}_mu")
+        cov = _given.source_value(source, f"{name}_cov")
+        if mu is None or cov is None:
+            raise ValueError(
+                f"init lacks the parameters of {name!r}: give {name + '_mu'!r} (component, "
+                f"feature) and {name + '_cov'!r} (component, feature, feature_2)."
+            )
+        mu = np.asarray(getattr(mu, "values", mu), dtype=float)
+        cov = np.asarray(getattr(cov, "values", cov), dtype=float)
+        d = self.n_columns
+        if mu.shape != (K, d) or cov.shape != (K, d, d):
+            raise ValueError(
+                f"init for MultivariateGaussian {name!r} must have mu ({K}, {d}) and cov "
+                f"({K}, {d}, {d}); got {mu.shape} and {cov.shape}."
+            )
+        self._check_definite(cov, np.zeros(K), list(range(K)), "init")
+        return {"mu": mu, "cov": cov}
+
+    def to_xarray(self, params, stats, label_dim, labels) -> dict:
+        feature, other = self._feature_dim(), f"{self._feature_dim()}_2"
+        names = {label_dim: labels, feature: list(self.columns), other: list(self.columns)}
+
+        def array(value, dims):
+            dims = dims[: np.ndim(value)]
+            return xr.DataArray(value, dims=dims, coords={d: names[d] for d in dims})
+
+        matrix = (label_dim, feature, other)
+        out = {
+            "params": {
+                f"{self.name}_mu": array(params["mu"], matrix),
+                f"{self.name}_cov": array(params["cov"], matrix),
+            },
+            "counts": {f"{self.name}_{k}": array(v, matrix) for k, v in (stats or {}).items()},
+        }
+        return out
+
+    def sample(self, params, components, rng) -> np.ndarray:
+        mu, cov = np.asarray(params["mu"]), np.asarray(params["cov"])
+        chol = np.linalg.cholesky(cov)
+        z = rng.standard_normal((len(components), mu.shape[1]))
+        return mu[components] + np.einsum("nij,nj->ni", chol[components], z)
+
+    def observed_codes(self, data) -> np.ndarray:
+        return self._values(data)
+
+    def sample_codes(self, params, components, rng, observed=None, rows=None) -> np.ndarray:
+        return self.sample(params, components, rng)
+
+    def divergence(self, params: dict, reference: dict) -> np.ndarray:
+        """(K, 1): the Kullback-Leibler divergence of every component's Gaussian from
+        the reference's, the block being one attribute."""
+        from scipy.linalg import solve_triangular
+
+        mu, cov = params["mu"], params["cov"]
+        m0, c0 = reference["mu"][0], reference["cov"][0]
+        chol0 = np.linalg.cholesky(c0)
+        d = len(m0)
+        out = np.empty((len(mu), 1))
+        for k in range(len(mu)):
+            a = solve_triangular(chol0, np.linalg.cholesky(cov[k]), lower=True)
+            z = solve_triangular(chol0, mu[k] - m0, lower=True)
+            logdet = 2.0 * np.sum(np.log(np.diagonal(chol0))) - np.linalg.slogdet(cov[k])[1]
+            out[k, 0] = 0.5 * (np.sum(a * a) + z @ z - d + logdet)
+        return out
+
+    def attribute_names(self) -> list:
+        return [self.name]
+
+    def merge_stats(self, a: dict, b: dict) -> dict:
+        """Counts, means and scatter matrices of two disjoint batches, merged by the
+        pairwise update (:func:`bayesnb.sufficient.merge_stats`)."""
+        return merge_stats(a, b)
+
+    def describe(self, params: dict, reference: dict) -> dict:
+        mu = params["mu"]
+        return {
+            self.name: [
+                "mean (" + ", ".join(f"{v:.4g}" for v in mu[k]) + ")" for k in range(len(mu))
+            ]
+        }
+
+
+def _log_normal(x, mean, cov) -> float:
+    from bayesnb.priors import log_normal_given_cov
+
+    return log_normal_given_cov(x, mean, cov)
+
+
+def _log_inverse_gamma(x, alpha, beta):
+    from bayesnb._lazy import special
+
+    return alpha * np.log(beta) - special.gammaln(alpha) - (alpha + 1.0) * np.log(x) - beta / x

@@ -1,0 +1,295 @@
+"""The multivariate Gaussian family (full, diagonal, spherical and tied covariances)
+and its Normal-Inverse-Wishart prior, against scikit-learn, scipy and closed forms."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from scipy.special import logsumexp
+
+import bayesnb as bnb
+from bayesnb.errors import InputError
+from bayesnb.families._kernels import Labels
+
+COVARIANCES = ("full", "diag", "spherical", "tied")
+
+
+def _faithful() -> pd.DataFrame:
+    return bnb.datasets.old_faithful()
+
+
+def _random_resp(n: int, k: int, seed: int) -> np.ndarray:
+    """The seed's start: every row assigned to a component at random (hard)."""
+    z = np.random.default_rng(seed).integers(0, k, n)
+    return np.eye(k)[z]
+
+
+# -- parity with scikit-learn's GaussianMixture ------------------------------------------
+
+
+def _sklearn_from(resp0, covariance: str, X: np.ndarray):
+    """scikit-learn's GaussianMixture (no regularization, tight tol) started from the
+    M-step of ``resp0``: its own initialization replaced by those responsibilities."""
+    from sklearn.mixture import GaussianMixture
+
+    class FromResponsibilities(GaussianMixture):
+        def _initialize_parameters(self, X, random_state, xp=None):
+            self._initialize(X, resp0, xp=xp) if xp is not None else self._initialize(X, resp0)
+
+    gm = FromResponsibilities(
+        n_components=resp0.shape[1],
+        covariance_type=covariance,
+        reg_covar=0.0,
+        tol=1e-14,
+        max_iter=100_000,
+    )
+    gm.fit(X)
+    return gm
+
+
+@pytest.mark.parametrize("covariance", COVARIANCES)
+@pytest.mark.parametrize("k", [2, 3])
+def test_em_reaches_scikit_learns_optimum_from_the_same_start(covariance, k):
+    X = _faithful()
+    resp0 = _random_resp(len(X), k, seed=k)
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance)).cluster(
+        X, k, init=resp0, estimate="ml", class_estimate="ml", tol=1e-13, max_iter=20_000
+    )
+    gm = _sklearn_from(resp0, covariance, X.to_numpy())
+    assert fit.converged and gm.converged_
+    ours, theirs = fit.log_likelihood, gm.score(X.to_numpy()) * len(X)
+    assert ours == pytest.approx(theirs, rel=1e-6)
+    # the same optimum, component for component (matched by their means)
+    order = np.argsort(fit.params["X_mu"].values[:, 1])
+    np.testing.assert_allclose(
+        fit.params["X_mu"].values[order],
+        gm.means_[np.argsort(gm.means_[:, 1])],
+        rtol=1e-4,
+    )
+
+
+# -- the supervised classifier: quadratic discriminant analysis --------------------------
+
+
+def test_full_covariance_classifier_is_qda_by_hand():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 3)) @ rng.normal(size=(3, 3)), columns=list("abc"))
+    y = rng.integers(0, 3, 300)
+    X.loc[y == 1, "a"] += 2.0
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian()).fit(X, y, estimate="ml")
+    logj = np.empty((len(X), 3))
+    for k in range(3):
+        rows = X.to_numpy()[y == k]
+        prior = np.mean(y == k)
+        cov = np.cov(rows, rowvar=False, bias=True)
+        logj[:, k] = np.log(prior) + stats.multivariate_normal(rows.mean(0), cov).logpdf(X)
+    expected = np.exp(logj - logsumexp(logj, axis=1, keepdims=True))
+    np.testing.assert_allclose(fit.predict_proba(X), expected, rtol=1e-10, atol=1e-13)
+    assert fit.params["X_cov"].dims == (
+        "class_label",
+        "X_feature",
+        "X_feature_2",
+    )
+
+
+def test_diag_block_is_the_gaussian_naive_bayes():
+    """covariance='diag' under ML is the independent Gaussian's fit, column by column."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 4)) * [1.0, 2.0, 0.5, 3.0]
+    y = rng.integers(0, 2, 200)
+    joint = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance="diag")).fit(X, y, estimate="ml")
+    indep = bnb.NaiveBayes(bnb.Gaussian()).fit(X, y, estimate="ml")
+    np.testing.assert_allclose(joint.predict_proba(X), indep.predict_proba(X), rtol=1e-10)
+    var = np.diagonal(joint.params["X_cov"].values, axis1=1, axis2=2)
+    np.testing.assert_allclose(var, indep.params["X_var"].values, rtol=1e-12)
+
+
+# -- the mixed model ---------------------------------------------------------------------
+
+
+def test_a_full_block_beside_a_categorical_feature():
+    """A full-covariance block and a categorical feature in one mixture; the fit's
+    log-likelihood at its parameters equals the hand computation."""
+    rng = np.random.default_rng(3)
+    n = 400
+    z = rng.integers(0, 2, n)
+    g = rng.multivariate_normal([0, 0], [[1, 0.8], [0.8, 1]], n) + 3.0 * z[:, None]
+    colour = np.where(rng.random(n) < 0.2 + 0.6 * z, "red", "blue")
+    X = pd.DataFrame({"x": g[:, 0], "y": g[:, 1], "colour": colour})
+    model = bnb.NaiveBayes(
+        {"xy": bnb.MultivariateGaussian(columns=["x", "y"]), "colour": bnb.Categorical()}
+    )
+    fit = model.cluster(X, 2, random_state=0)
+    p = fit.params
+    log_pi = np.log(p["class_prob"].values)
+    logj = np.empty((n, 2))
+    for k in range(2):
+        gauss = stats.multivariate_normal(p["xy_mu"].values[k], p["xy_cov"].values[k])
+        cat = p["colour"].sel(component=k).to_series()
+        logj[:, k] = log_pi[k] + gauss.logpdf(g) + np.log(cat[colour].to_numpy())
+    assert fit.log_likelihood == pytest.approx(logsumexp(logj, axis=1).sum(), rel=1e-12)
+    np.testing.assert_allclose(fit.log_likelihood_rows(X), logsumexp(logj, axis=1), rtol=1e-10)
+
+
+# -- monotone and safe -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("covariance", COVARIANCES)
+@pytest.mark.parametrize("accelerate", [True, False])
+def test_the_objective_never_decreases(covariance, accelerate):
+    X = _faithful()
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance))
+    for seed in range(6):
+        fit = model.cluster(X, 3, n_init=1, init="random", random_state=seed, accelerate=accelerate)
+        gains = np.diff(fit.history)
+        assert np.all(gains >= -1e-9 * np.abs(fit.history[1:])), (seed, gains.min())
+
+
+def test_a_collapsing_component_is_named_under_ml_and_finite_under_map():
+    """A component started on one row (a point mass of weight 1, the rest elsewhere)
+    has a singular covariance under ML, where the likelihood is unbounded: the error
+    names it. MAP's Normal-Inverse-Wishart prior keeps it definite."""
+    X = _faithful()
+    resp0 = np.zeros((len(X), 2))
+    resp0[:, 0] = 1.0
+    resp0[5] = [0.0, 1.0]
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    with pytest.raises(InputError, match=r"class 1 .*singular full covariance"):
+        model.cluster(X, 2, init=resp0, estimate="ml")
+    fit = model.cluster(X, 2, init=resp0)
+    assert np.isfinite(fit.log_likelihood)
+    assert np.all(np.linalg.eigvalsh(fit.params["X_cov"].values) > 0)
+
+
+def test_missing_values_raise_naming_the_column():
+    X = _faithful().copy()
+    X.iloc[7, 1] = np.nan
+    with pytest.raises(InputError, match="missing value in column 'waiting', row 7"):
+        bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(X, 2)
+
+
+def test_bad_declarations():
+    with pytest.raises(InputError, match="covariance must be one of"):
+        bnb.MultivariateGaussian(covariance="banded")
+    with pytest.raises(InputError, match="positive definite"):
+        bnb.NormalInverseWishart(psi=[[1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(InputError, match="nu must exceed d - 1"):
+        bnb.NaiveBayes(bnb.MultivariateGaussian(bnb.NormalInverseWishart(nu=0.5))).cluster(
+            _faithful(), 2
+        )
+
+
+# -- the Normal-Inverse-Wishart prior ------------------------------------------------------
+
+
+def test_niw_log_density_is_scipys():
+    prior = bnb.NormalInverseWishart(
+        mu=[1.0, -1.0], kappa=2.0, nu=5.0, psi=[[2.0, 0.3], [0.3, 1.0]]
+    )
+    mu, cov = np.array([0.5, 0.2]), np.array([[1.5, -0.2], [-0.2, 0.7]])
+    expected = stats.multivariate_normal(prior.mu, cov / prior.kappa).logpdf(mu) + stats.invwishart(
+        df=prior.nu, scale=prior.psi
+    ).logpdf(cov)
+    assert prior.logpdf(mu, cov) == pytest.approx(expected, rel=1e-12)
+
+
+def test_niw_marginal_likelihood_is_the_product_of_predictives():
+    """p(x1, x2, x3) = p(x1) p(x2 | x1) p(x3 | x1, x2), each a multivariate Student-t
+    of the posterior so far: the evidence by the chain rule, from scipy."""
+    prior = bnb.NormalInverseWishart(mu=[0.0, 1.0], kappa=0.5, nu=4.0, psi=[[1.0, 0.2], [0.2, 2.0]])
+    x = np.array([[0.3, 1.2], [-0.5, 0.4], [1.1, 2.5]])
+    total, post, d = 0.0, prior, 2
+    for i in range(len(x)):
+        df = post.nu - d + 1
+        shape = post.psi * (post.kappa + 1) / (post.kappa * df)
+        total += stats.multivariate_t(post.mu, shape, df=df).logpdf(x[i])
+        seen = x[: i + 1]
+        scatter = (seen - seen.mean(0)).T @ (seen - seen.mean(0))
+        post = prior.posterior(i + 1, seen.mean(0), scatter)
+    scatter = (x - x.mean(0)).T @ (x - x.mean(0))
+    assert prior.log_marginal_likelihood(3, x.mean(0), scatter) == pytest.approx(total, rel=1e-12)
+
+
+def test_one_column_is_the_normal_inverse_gamma():
+    """d = 1: NIW(nu, psi) is NIG(alpha = nu/2, beta = psi/2); MAP and mean agree with the
+    Gaussian family's."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(3.0, 2.0, size=(50, 1))
+    y = rng.integers(0, 2, 50)
+    niw = bnb.NormalInverseWishart(mu=[1.0], kappa=0.5, nu=3.0, psi=[[4.0]])
+    nig = bnb.NormalInverseGamma(mu=1.0, kappa=0.5, alpha=1.5, beta=2.0)
+    for method in ("map", "mean"):
+        a = bnb.NaiveBayes(bnb.MultivariateGaussian(niw)).fit(X, y, estimate=method)
+        b = bnb.NaiveBayes(bnb.Gaussian(nig)).fit(X, y, estimate=method)
+        np.testing.assert_allclose(
+            a.params["X_mu"].values[:, 0], b.params["X_mu"].values, rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            a.params["X_cov"].values[:, 0, 0], b.params["X_var"].values, rtol=1e-12
+        )
+
+
+@pytest.mark.parametrize("covariance", COVARIANCES)
+def test_map_maximizes_likelihood_plus_prior(covariance):
+    """The MAP estimate beats every nearby point on the complete-data log-likelihood
+    plus the log prior (the objective its M-step maximizes)."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 3)) @ np.array([[1.0, 0.5, 0.0], [0.0, 1.0, 0.3], [0.0, 0.0, 1.0]])
+    y = rng.integers(0, 2, 60)
+    block = bnb.MultivariateGaussian(covariance=covariance).bind("X", ["a", "b", "c"], X)
+    st = block.count(block.encode(X), Labels(y, 2))
+    best = block.estimate_params(st, "map")
+
+    def objective(params):
+        return block.complete_log_likelihood(st, params) + block.log_prior(params)
+
+    top = objective(best)
+    for _ in range(40):
+        step = {
+            "mu": best["mu"] + 1e-3 * rng.normal(size=best["mu"].shape),
+            "cov": best["cov"].copy(),
+        }
+        if covariance == "full":
+            e = 1e-3 * rng.normal(size=(2, 3, 3))
+            step["cov"] = best["cov"] + (e + np.swapaxes(e, 1, 2)) / 2
+        elif covariance == "tied":
+            e = 1e-3 * rng.normal(size=(3, 3))
+            step["cov"] = best["cov"] + (e + e.T) / 2
+        elif covariance == "diag":
+            idx = np.arange(3)
+            step["cov"][:, idx, idx] *= np.exp(1e-3 * rng.normal(size=(2, 3)))
+        else:
+            idx = np.arange(3)
+            step["cov"][:, idx, idx] *= np.exp(1e-3 * rng.normal(size=(2, 1)))
+        assert objective(step) < top
+
+
+def test_n_free_parameters():
+    counts = {"full": 2 * (3 + 6), "diag": 2 * 6, "spherical": 2 * 4, "tied": 2 * 3 + 6}
+    for covariance, expected in counts.items():
+        block = bnb.MultivariateGaussian(covariance=covariance)
+        block.columns = ["a", "b", "c"]
+        assert block.n_free_parameters(2) == expected
+
+
+@pytest.mark.parametrize("covariance", ["full", "diag"])
+def test_statistics_of_two_halves_merge_into_the_whole(covariance):
+    """The pairwise update of the scatter matrices (EM's blocks of rows, partitions)."""
+    from bayesnb.sufficient import merge_stats
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(101, 3)) * 3.0 + 1e4  # an offset: deviations stay exact
+    r = rng.dirichlet(np.ones(2), size=101)
+    block = bnb.MultivariateGaussian(covariance=covariance).bind("X", ["a", "b", "c"], X)
+    whole = block.count(block.encode(X), r)
+    a = block.count(block.encode(X[:40]), r[:40])
+    b = block.count(block.encode(X[40:]), r[40:])
+    merged = merge_stats(a, b)
+    for key in whole:
+        np.testing.assert_allclose(merged[key], whole[key], rtol=1e-10)
+    # and the scatter is the weighted sum of outer products of deviations, by hand
+    for k in range(2):
+        dev = X - whole["mean"][k]
+        full = (dev * r[:, k : k + 1]).T @ dev
+        expected = full if covariance == "full" else np.diag(full)
+        np.testing.assert_allclose(whole["scatter"][k], expected, rtol=1e-9)
