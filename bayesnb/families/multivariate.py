@@ -7,9 +7,11 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from bayesnb import _compiled
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import Labels, _as_float_matrix
 from bayesnb.families.base import Family
+from bayesnb.families.gaussian import _moments as gaussian_moments
 from bayesnb.priors import NormalInverseWishart, log_inverse_wishart
 from bayesnb.sufficient import merge_stats
 
@@ -109,7 +111,8 @@ class MultivariateGaussian(Family):
         block's centre, so that every sum of squares below is of deviations of the
         data's own size, whatever its offset); a missing or infinite value raises."""
         x = self._values(data)
-        return x if self.data_mean is None else x - self.data_mean
+        # column by column: the compiled loops below run along each column's rows
+        return np.asfortranarray(x if self.data_mean is None else x - self.data_mean)
 
     def _values(self, data) -> np.ndarray:
         x = np.asarray(_as_float_matrix(data, self._what()), dtype=float)
@@ -144,15 +147,16 @@ class MultivariateGaussian(Family):
         n = r.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n[:, None] > 0, (r.T @ x) / n[:, None], 0.0)
-        if self.covariance in ("diag", "spherical"):
-            scatter = r.T @ (x * x) - n[:, None] * mean * mean
-            np.maximum(scatter, 0.0, out=scatter)
+        if self.covariance in ("diag", "spherical"):  # the independent Gaussians' moments
+            moments = gaussian_moments(x, (np.empty(0, dtype=np.intp), None, r.T), len(n), False)
+            mean, scatter = moments["mean"], moments["ss"]
         else:
             d = x.shape[1]
-            scatter = np.empty((len(n), d, d))
-            for k in range(len(n)):
-                scatter[k] = (x * r[:, k : k + 1]).T @ x - n[k] * np.outer(mean[k], mean[k])
-                scatter[k] = (scatter[k] + scatter[k].T) / 2.0
+            sums, cross = np.zeros((len(n), d)), np.zeros((len(n), d, d))
+            mvn_moments(x, r, sums, cross)
+            lower = np.tril(cross)
+            cross = lower + np.swapaxes(np.tril(cross, -1), 1, 2)
+            scatter = cross - n[:, None, None] * mean[:, :, None] * mean[:, None, :]
         if not (np.isfinite(mean).all() and np.isfinite(scatter).all()):
             raise InputError(
                 f"{self._what()} has values whose squared deviations sum beyond the "
@@ -271,29 +275,25 @@ class MultivariateGaussian(Family):
     # -- densities --------------------------------------------------------------------
     def log_likelihood(self, enc, params) -> np.ndarray:
         """(n, K): :math:`-\\tfrac12(d\\log 2\\pi + \\log|\\Sigma_k| + \\|L_k^{-1}(x -
-        \\mu_k)\\|^2)` with :math:`\\Sigma_k = L_kL_k^\\top`: one triangular solve of all
-        the rows per class (a diagonal covariance: one product for every class)."""
-        from scipy.linalg import solve_triangular
-
+        \\mu_k)\\|^2)` with :math:`\\Sigma_k = L_kL_k^\\top`: a forward substitution
+        (:func:`mvn_scores`; a diagonal covariance: one product for every class)."""
         x = enc
         mu, cov = np.asarray(params["mu"], float), np.asarray(params["cov"], float)
         if self.data_mean is not None:
             mu = mu - self.data_mean
         K, d = mu.shape
-        if self.covariance in ("diag", "spherical"):
-            var = np.diagonal(cov, axis1=1, axis2=2)  # (K, d)
-            inv = 1.0 / var
-            quad = (x * x) @ inv.T - 2.0 * (x @ (mu * inv).T) + np.sum(mu * mu * inv, axis=1)
-            logdet = np.sum(np.log(var), axis=1)
-            return -0.5 * (d * LOG_2PI + logdet + np.maximum(quad, 0.0))
+        if self.covariance in ("diag", "spherical"):  # the independent Gaussians' loop
+            var = np.ascontiguousarray(np.diagonal(cov, axis1=1, axis2=2))  # (K, d)
+            out = np.empty((K, len(x)))
+            const = -0.5 * (np.log(var) + LOG_2PI)
+            _compiled.dense_gaussian_scores(
+                x, np.ascontiguousarray(mu), 1.0 / np.sqrt(var), const, out
+            )
+            return out.T
+        chol = np.linalg.cholesky(cov)
+        logdet = 2.0 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)), axis=1)
         out = np.empty((len(x), K))
-        for k in range(K):
-            chol = np.linalg.cholesky(cov[k])
-            z = solve_triangular(chol, x.T, lower=True, check_finite=False).T  # (n, d)
-            c = solve_triangular(chol, mu[k], lower=True, check_finite=False)
-            quad = np.einsum("ij,ij->i", z, z) - 2.0 * (z @ c) + c @ c
-            logdet = 2.0 * float(np.sum(np.log(np.diagonal(chol))))
-            out[:, k] = -0.5 * (d * LOG_2PI + logdet + np.maximum(quad, 0.0))
+        mvn_scores(x, np.ascontiguousarray(mu), chol, -0.5 * (d * LOG_2PI + logdet), out)
         return out
 
     def log_prior(self, params, shift: float = 0.0) -> float:
@@ -492,3 +492,71 @@ def _log_inverse_gamma(x, alpha, beta):
     from bayesnb._lazy import special
 
     return alpha * np.log(beta) - special.gammaln(alpha) - (alpha + 1.0) * np.log(x) - beta / x
+
+
+# -- compiled loops: every row's Mahalanobis distance, and the weighted cross-products ---
+
+#: Rows of a block of the loops below: a block's columns and its solved values stay in
+#: L1 while every class reads them.
+_ROWS = 256
+
+
+@_compiled._reassociated
+def mvn_scores(x, mu, chol, const, out):
+    """``out[i, k] = const[k] - |z|^2 / 2`` with :math:`L_k z = x_i - \\mu_k`, every
+    class's Cholesky factor ``chol[k]`` (lower): a forward substitution, column by
+    column of a block of rows, each step along the block's rows (``x`` column-major,
+    (n, d)); no factor is inverted."""
+    n, d = x.shape
+    z = np.empty((d, _ROWS))
+    quad = np.empty(_ROWS)
+    for start in range(0, n, _ROWS):
+        m = min(_ROWS, n - start)
+        for k in range(mu.shape[0]):
+            quad[:m] = 0.0
+            for j in range(d):
+                zj = z[j]
+                col = x[start : start + m, j]
+                mean = mu[k, j]
+                for r in range(m):
+                    zj[r] = col[r] - mean
+                for lo in range(j):
+                    c = chol[k, j, lo]
+                    zl = z[lo]
+                    for r in range(m):
+                        zj[r] -= c * zl[r]
+                pivot = chol[k, j, j]
+                for r in range(m):
+                    zj[r] /= pivot
+                    quad[r] += zj[r] * zj[r]
+            for r in range(m):
+                out[start + r, k] = const[k] - 0.5 * quad[r]
+
+
+@_compiled._reassociated
+def mvn_moments(x, resp, sums, cross):
+    """Add :math:`\\sum_i r_{ik} x_{ij}` to ``sums[k, j]`` and :math:`\\sum_i r_{ik}
+    x_{ij} x_{il}` to ``cross[k, j, l]`` (l <= j, the lower triangle) for ``x``
+    column-major (n, d) and responsibilities ``resp`` (n, K): one dot product along a
+    block's rows per pair of columns, the block in cache."""
+    n, d = x.shape
+    w = np.empty(_ROWS)
+    wx = np.empty(_ROWS)
+    for start in range(0, n, _ROWS):
+        m = min(_ROWS, n - start)
+        for k in range(resp.shape[1]):
+            for r in range(m):
+                w[r] = resp[start + r, k]
+            for j in range(d):
+                col = x[start : start + m, j]
+                acc = 0.0
+                for r in range(m):
+                    wx[r] = w[r] * col[r]
+                    acc += wx[r]
+                sums[k, j] += acc
+                for lo in range(j + 1):
+                    other = x[start : start + m, lo]
+                    acc = 0.0
+                    for r in range(m):
+                        acc += wx[r] * other[r]
+                    cross[k, j, lo] += acc
