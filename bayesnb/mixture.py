@@ -130,6 +130,7 @@ class _Sweep:
     resp: np.ndarray  # (K, n)
     stats: list  # expected sufficient statistics, one dict per block
     class_counts: np.ndarray  # (K,)
+    at: _State | None = None  # the state swept (a generalized M-step starts from it)
 
 
 @dataclass
@@ -315,7 +316,8 @@ class _Problem:
                 stats[i] = st if stats[i] is None else merge_stats(stats[i], st)
             class_counts += r.sum(axis=1)
         loglik = float(row_ll.sum() if w is None else row_ll @ w)
-        return _Sweep(loglik + self.log_prior(state), loglik, row_ll, resp, stats, class_counts)
+        objective = loglik + self.log_prior(state)
+        return _Sweep(objective, loglik, row_ll, resp, stats, class_counts, state)
 
     @staticmethod
     def _normalize(logj, resp, row_ll, offset: int, fixed) -> None:
@@ -353,8 +355,11 @@ class _Problem:
         stats = [b.count(enc, r) for b, enc in zip(self.blocks, self.encoded, strict=True)]
         return stats, resp.sum(axis=1)
 
-    def estimate(self, stats: list, class_counts: np.ndarray) -> _State:
-        """The M-step: parameters from expected statistics."""
+    def estimate(self, stats: list, class_counts: np.ndarray, at: _State | None = None) -> _State:
+        """The M-step: parameters from expected statistics. ``at`` (the state the
+        statistics were swept at) lets a family without a closed-form M-step (a
+        ``generalized`` one: :class:`~bayesnb.families.gamma.Gamma`) take an improving
+        step from its current parameters instead of maximizing: generalized EM."""
         empty = np.flatnonzero(class_counts <= 0)
         if empty.size and "ml" in (self.estimates["class"], *self.estimates["features"].values()):
             raise InputError(
@@ -365,7 +370,13 @@ class _Problem:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ZeroProbabilityWarning)
             params, class_log_prob = estimate_all(
-                self.blocks, stats, class_counts, self.class_prior, self.estimates, self.labels
+                self.blocks,
+                stats,
+                class_counts,
+                self.class_prior,
+                self.estimates,
+                self.labels,
+                current=None if at is None else at.block_params,
             )
         return _State(params, class_log_prob, stats, class_counts)
 
@@ -451,7 +462,7 @@ class _Problem:
     # -- the loop -------------------------------------------------------------------------
     def _m_step(self, sweep: _Sweep, restart: int, iteration: int) -> _State:
         try:
-            state = self.estimate(sweep.stats, sweep.class_counts)
+            state = self.estimate(sweep.stats, sweep.class_counts, sweep.at)
             self.check_resolution(state)
         except InputError as err:
             raise InputError(f"EM restart {restart}, iteration {iteration}: {err}") from err
@@ -633,7 +644,7 @@ class _Problem:
             sweep = self.sweep(theta, buffers)
             if not (np.isfinite(sweep.objective) and sweep.objective >= floor):
                 return None
-            return sweep, self.estimate(sweep.stats, sweep.class_counts)
+            return sweep, self.estimate(sweep.stats, sweep.class_counts, theta)
         except (ValueError, FloatingPointError):
             return None
 

@@ -825,11 +825,12 @@ def feature_log_likelihood(
 
 
 def estimate_all(
-    blocks, stats, class_counts, class_prior, estimates, labels=None
+    blocks, stats, class_counts, class_prior, estimates, labels=None, current=None
 ) -> tuple[list, np.ndarray]:
     """Parameters of every block and the class log-probabilities from statistics
-    (``labels`` names the classes in error messages)."""
-    params = estimate_blocks(blocks, stats, estimates["features"], labels)
+    (``labels`` names the classes in error messages; ``current``, every block's
+    parameters now, lets a generalized family step from them)."""
+    params = estimate_blocks(blocks, stats, estimates["features"], labels, current)
     k = len(class_counts)
     class_log_prob = class_prior.with_categories(k).point_estimate(
         class_counts, estimates["class"], what="the class prior"

@@ -5,7 +5,8 @@ weighted by ``resp``. Statistics of disjoint sets of rows combine into those of
 their union, so the rows can be counted block by block (EM's cache-sized sweep), or
 partition by partition on several machines, and reduced at the end:
 
-* counts (Bernoulli, Categorical, Binned, Multinomial) add;
+* counts (Bernoulli, Categorical, Binned, Multinomial) add, and so do the sums of a
+  Gamma (count, sum, sum of logarithms);
 * Gaussian statistics, the weighted count ``n``, mean and sum of squared deviations
   ``ss``, combine by the pairwise update of Chan, Golub and LeVeque, which never
   subtracts two large sums of squares; a multivariate Gaussian's scatter matrix
@@ -24,6 +25,8 @@ __all__ = ["merge_stats", "pool_stats", "scale_stats"]
 
 _GAUSSIAN = frozenset({"n", "mean", "ss"})
 _MULTIVARIATE = frozenset({"n", "mean", "scatter"})
+#: Statistics that are plain weighted sums (a Gamma's: count, sum and sum of logs).
+_SUMS = frozenset({"n", "sum", "sum_log"})
 
 
 def _kind(stats: dict) -> str:
@@ -34,9 +37,11 @@ def _kind(stats: dict) -> str:
         return "gaussian"
     if keys == _MULTIVARIATE:
         return "multivariate"
+    if keys == _SUMS:
+        return "sums"
     raise TypeError(
-        "stats must be a family's sufficient statistics: {'counts'}, {'n', 'mean', 'ss'} "
-        "or {'n', 'mean', 'scatter'}; "
+        "stats must be a family's sufficient statistics: {'counts'}, {'n', 'mean', 'ss'}, "
+        "{'n', 'mean', 'scatter'} or {'n', 'sum', 'sum_log'}; "
         f"got the keys {sorted(keys)!r}. Pass the dict returned by the family's count()."
     )
 
@@ -82,6 +87,8 @@ def merge_stats(a: dict, b: dict) -> dict:
         raise TypeError("merge_stats needs statistics of the same family; got counts and moments.")
     if kind == "counts":
         return {"counts": np.add(a["counts"], b["counts"])}
+    if kind == "sums":
+        return {key: np.add(a[key], b[key]) for key in _SUMS}
     na, nb = np.asarray(a["n"], dtype=float), np.asarray(b["n"], dtype=float)
     ma, mb = np.asarray(a["mean"], dtype=float), np.asarray(b["mean"], dtype=float)
     if kind == "multivariate":  # n (K,), mean (K, d): a count per component
@@ -121,6 +128,8 @@ def scale_stats(stats: dict, weight: float) -> dict:
     kind = _kind(stats)
     if kind == "counts":
         return {"counts": stats["counts"] * weight}
+    if kind == "sums":
+        return {key: stats[key] * weight for key in _SUMS}
     if kind == "multivariate":
         return {
             "n": stats["n"] * weight,

@@ -44,8 +44,8 @@ def worse_second_m_step(monkeypatch):
     real = mixture.estimate_all
     calls = {"n": 0}
 
-    def sabotaged(*args):
-        params, class_log_prob = real(*args)
+    def sabotaged(*args, **kwargs):
+        params, class_log_prob = real(*args, **kwargs)
         calls["n"] += 1
         if calls["n"] == 3:
             class_log_prob = np.log(np.full_like(class_log_prob, 1e-3))

@@ -24,12 +24,13 @@ model, which learns their categories, edges or scale.
 
 from bayesnb.families.base import Family
 from bayesnb.families.discrete import Bernoulli, Binned, Categorical, Multinomial
+from bayesnb.families.gamma import Gamma
 from bayesnb.families.gaussian import Gaussian
 from bayesnb.families.multivariate import MultivariateGaussian
 
 FAMILIES = {
     cls.kind: cls
-    for cls in (Bernoulli, Categorical, Binned, Multinomial, Gaussian, MultivariateGaussian)
+    for cls in (Bernoulli, Categorical, Binned, Multinomial, Gaussian, MultivariateGaussian, Gamma)
 }
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Binned",
     "Categorical",
     "Family",
+    "Gamma",
     "Gaussian",
     "Multinomial",
     "MultivariateGaussian",

@@ -38,6 +38,9 @@ class Family:
 
     kind = "family"
     multi_column = False
+    #: Whether the M-step may step from the current parameters (generalized EM) rather
+    #: than maximize: ``estimate_params`` then takes ``current``.
+    generalized = False
     #: EM's estimator of this family when none is given (see :meth:`check_em_estimate`).
     em_estimate = "mean"
 
@@ -349,9 +352,11 @@ def count_blocks(blocks, table, resp) -> list[dict]:
     return stats
 
 
-def estimate_blocks(blocks, stats, methods: dict, labels=None) -> list[dict]:
+def estimate_blocks(blocks, stats, methods: dict, labels=None, current=None) -> list[dict]:
     """``block.estimate_params(stats, methods[block.name])`` of every block, groups fused
-    where their estimators agree; ``labels`` names the classes in error messages."""
+    where their estimators agree; ``labels`` names the classes in error messages, and a
+    ``generalized`` block (an M-step without a closed form) gets its parameters in
+    ``current`` (one dict per block, or None) to step from."""
     params: list = [None] * len(blocks)
     for index in fusion_groups(blocks):
         group = [blocks[i] for i in index]
@@ -367,7 +372,12 @@ def estimate_blocks(blocks, stats, methods: dict, labels=None) -> list[dict]:
                 block.adopt(fused, j)
         else:
             parts = [
-                blocks[i].estimate_params(stats[i], methods[blocks[i].name], labels=labels)
+                blocks[i].estimate_params(
+                    stats[i],
+                    methods[blocks[i].name],
+                    labels=labels,
+                    **({"current": current[i]} if current and blocks[i].generalized else {}),
+                )
                 for i in index
             ]
         for i, part in zip(index, parts, strict=True):

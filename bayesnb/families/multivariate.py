@@ -120,7 +120,7 @@ class MultivariateGaussian(Family):
         if bad.any():
             i, j = (int(v) for v in np.argwhere(bad)[0])
             column = self.columns[j] if self.columns else j
-            what = "a missing value" if np.isnan(x[i, j]) else f"an infinite value ({x[i, j]!r})"
+            what = "a missing value" if np.isnan(x[i, j]) else f"an infinite value ({float(x[i, j])!r})"
             raise InputError(
                 f"{self._what()} has {what} in column {column!r}, row {i}. Its joint "
                 "Gaussian has no exact treatment of missing values: drop or impute the "
