@@ -26,7 +26,7 @@ from bayesnb.families import (
 )
 from bayesnb.mixture import MixtureFit, MonotonicityError, fit_mixture
 from bayesnb.model import load, register_loader
-from bayesnb.model_choice import compare_components
+from bayesnb.model_choice import compare_components, compare_covariances
 from bayesnb.naive_bayes import NaiveBayes, NaiveBayesFit, count_parameters
 from bayesnb.priors import (
     Beta,
@@ -79,6 +79,7 @@ __all__ = [
     "ZeroLikelihoodError",
     "ZeroProbabilityWarning",
     "compare_components",
+    "compare_covariances",
     "compare_fits",
     "count_parameters",
     "datasets",

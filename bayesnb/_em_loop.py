@@ -1245,8 +1245,8 @@ def _patterns(codes: np.ndarray, n_codes: int, known: np.ndarray, n_components: 
 def compile_problem(problem) -> CompiledProblem | None:
     """The compiled loop's view of ``problem``, or None when a block has no compiled
     kernel (its family, encoding or estimator; the Python engine then runs EM)."""
-    if problem.n == 0:
-        return None
+    if problem.n == 0 or problem.hard or not hasattr(problem.class_prior, "alpha"):
+        return None  # (classification EM, or fixed component weights: a PointMass)
     kernels = [
         block.em_kernel(
             problem.table.take(block.columns), problem.estimates["features"][block.name], problem.K

@@ -43,6 +43,7 @@ from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.model import FittedModel, check_draw_count, estimate_all, feature_log_likelihood
 from bayesnb.priors import (
     Dirichlet,
+    PointMass,
     ZeroProbabilityWarning,
     class_concentration,
     random_generator,
@@ -203,8 +204,10 @@ class _Problem:
         class_estimate: str | None,
         known: np.ndarray | None = None,
         sample_weight: np.ndarray | None = None,
+        hard: bool = False,
     ):
         self.labels = list(labels)
+        self.hard = hard
         self.K = len(self.labels)
         self.n = table.n_rows
         self.table = table
@@ -237,9 +240,12 @@ class _Problem:
             for i, b in enumerate(self.blocks)
             if (m := self.estimates["features"][b.name]) in shift
         ]
-        self.class_prior_shift = shift.get(self.estimates["class"])
-        alpha = class_concentration(self.class_prior, self.K, "Clustering")
-        if self.estimates["class"] == "map" and np.any(alpha < 1):
+        fixed_weights = isinstance(self.class_prior, PointMass)  # no prior term, no estimate
+        self.class_prior_shift = None if fixed_weights else shift.get(self.estimates["class"])
+        alpha = (
+            None if fixed_weights else class_concentration(self.class_prior, self.K, "Clustering")
+        )
+        if alpha is not None and self.estimates["class"] == "map" and np.any(alpha < 1):
             raise InputError(
                 f"class_estimate='map' with the class prior {self.class_prior!r}, a "
                 "concentration < 1: under EM its density is unbounded where a component's "
@@ -308,7 +314,9 @@ class _Problem:
         for rows, fixed in zip(self.row_blocks, self.fixed, strict=True):
             encoded = [_take_rows(enc, rows) for enc in self.encoded]
             r = resp[:, rows]
-            self._normalize(self.joint(state, encoded), r, row_ll[rows], rows.start, fixed)
+            self._normalize(
+                self.joint(state, encoded), r, row_ll[rows], rows.start, fixed, self.hard
+            )
             if w is not None:
                 r = r * w[rows]
             for i, (block, enc) in enumerate(zip(self.blocks, encoded, strict=True)):
@@ -320,9 +328,11 @@ class _Problem:
         return _Sweep(objective, loglik, row_ll, resp, stats, class_counts, state)
 
     @staticmethod
-    def _normalize(logj, resp, row_ll, offset: int, fixed) -> None:
+    def _normalize(logj, resp, row_ll, offset: int, fixed, hard: bool = False) -> None:
         """Fill ``resp`` (K, m) and ``row_ll`` (m,) from the joint ``logj`` (K, m) of the
-        rows from ``offset`` on: a log-sum-exp over the components, components first."""
+        rows from ``offset`` on: a log-sum-exp over the components, components first.
+        ``hard``: every row wholly in its most probable component (the first of a tie),
+        and its log-likelihood that component's joint (classification EM)."""
         top = logj.max(axis=0)
         if not np.all(np.isfinite(top)):
             row = offset + int(np.flatnonzero(~np.isfinite(top))[0])
@@ -341,6 +351,12 @@ class _Problem:
         resp /= total
         np.log(total, out=row_ll)
         row_ll += top
+        if hard:
+            columns = np.arange(logj.shape[1])
+            winners = logj.argmax(axis=0)
+            resp[:] = 0.0
+            resp[winners, columns] = 1.0
+            row_ll[:] = logj[winners, columns]
         if fixed is not None:
             resp[:, local] = 0.0
             resp[codes, local] = 1.0
@@ -930,6 +946,7 @@ def fit_mixture(
     draws: int = 1000,
     chains: int = 4,
     tune: int | None = None,
+    hard: bool = False,
 ) -> MixtureFit:
     """Cluster ``X`` with the naive Bayes mixture declared by ``model`` (Autoclass).
 
@@ -1021,6 +1038,14 @@ def fit_mixture(
     random_state : int, numpy Generator or None
     feature_names : list, optional
         Column names for an array ``X``.
+    hard : bool, default False
+        Classification EM: every E-step puts each row wholly in its most probable
+        component, and the objective is the classification log-likelihood
+        :math:`\\sum_i \\log \\pi_{z_i} p(x_i \\mid \\theta_{z_i})` (plus the log prior),
+        which both steps raise; ``log_likelihood`` is then that. With a
+        ``MultivariateGaussian(covariance="tied-spherical")``, fixed equal weights
+        (``class_prior=bnb.PointMass(...)``) and ``estimate="ml"``, it is k-means
+        (Lloyd's algorithm).
 
     Returns
     -------
@@ -1098,6 +1123,16 @@ def fit_mixture(
     tol = _check_tol(tol)
     if not isinstance(accelerate, bool | np.bool_):
         raise InputTypeError(f"accelerate must be True or False; got {accelerate!r}.")
+    if not isinstance(hard, bool | np.bool_):
+        raise InputTypeError(f"hard must be True or False; got {hard!r}.")
+    if hard and method != "em":
+        raise InputError("hard=True (classification EM) is an EM option; use method='em'.")
+    if method == "mcmc" and isinstance(model.class_prior, PointMass):
+        raise InputError(
+            f"MCMC with fixed class probabilities ({model.class_prior!r}) is not built: "
+            "the samplers draw the component weights from a Dirichlet. Give "
+            "class_prior=bnb.Dirichlet(...) (or None), or use method='em'."
+        )
     rng = random_generator(random_state)
     if isinstance(init, str) and init not in INITS:
         raise InputError(f"init must be one of {INITS}, an array or parameters; got {init!r}.")
@@ -1126,7 +1161,7 @@ def fit_mixture(
             "one component per row."
         )
     known = None if y is None else _known_codes(y, labels, table.n_rows)
-    problem = _Problem(model, table, labels, estimate, class_estimate, known, weights)
+    problem = _Problem(model, table, labels, estimate, class_estimate, known, weights, hard)
 
     states = []  # every restart's start, drawn in turn from ``rng``
     for _ in range(n_init):
@@ -1423,6 +1458,24 @@ class MixtureFit(FittedModel):
         self._need_fit("bic")
         n = self.n_samples if self.total_weight is None else self.total_weight
         return -2.0 * self.log_likelihood + self.n_parameters() * math.log(n)
+
+    @property
+    def icl(self) -> float:
+        """The integrated completed likelihood criterion in mclust's form (Biernacki,
+        Celeux and Govaert 2000): :attr:`bic` plus :math:`-2\\sum_i \\log \\max_k
+        r_{ik}`, twice the log-probability lost by classifying every training row
+        into its most probable component (lower is better). It penalizes
+        overlapping components, which BIC does not."""
+        self._need_fit("icl")
+        top = self.responsibilities.max(axis=1)
+        with np.errstate(divide="ignore"):
+            return self.bic - 2.0 * float(np.sum(np.log(top)))
+
+    def uncertainty(self) -> np.ndarray:
+        """Every training row's classification uncertainty, :math:`1 - \\max_k r_{ik}`
+        (mclust's): 0 for a row wholly in one component, up to :math:`1 - 1/K`."""
+        self._need_fit("uncertainty")
+        return 1.0 - self.responsibilities.max(axis=1)
 
     # -- reports and model choice ---------------------------------------------------------
     def influence(self) -> xr.DataArray:

@@ -419,7 +419,8 @@ class FittedModel:
     # -- parameter counting ----------------------------------------------------------------
     def n_free_parameters(self) -> int:
         k = len(self.labels)
-        return (k - 1) + sum(b.n_free_parameters(k) for b in self.blocks)
+        weights = 0 if isinstance(self.class_prior, PointMass) else k - 1  # fixed: none
+        return weights + sum(b.n_free_parameters(k) for b in self.blocks)
 
     def n_parameters(self) -> int:
         """Free parameters: ``K - 1`` class (or component) weights plus every family's

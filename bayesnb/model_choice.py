@@ -6,7 +6,9 @@
   of complete data;
 * :func:`pattern_statistics`: G² and Pearson χ² of the observed attribute patterns of
   all-discrete data against the fitted mixture;
-* :func:`compare_components`: all of them for K = k_min..k_max, as one DataFrame.
+* :func:`compare_components`: all of them for K = k_min..k_max, as one DataFrame;
+* :func:`compare_covariances`: BIC, AIC and ICL of Gaussian mixtures over K and the
+  covariance structure, as mclust tabulates them.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from bayesnb.families._kernels import _xlogp_sum
 from bayesnb.model import log_sum_exp_rows, normalize
 from bayesnb.priors import Dirichlet
 
-__all__ = ["cheeseman_stutz", "compare_components", "pattern_statistics"]
+__all__ = ["cheeseman_stutz", "compare_components", "compare_covariances", "pattern_statistics"]
 
 
 def compare_components(
@@ -49,7 +51,7 @@ def compare_components(
     -------
     DataFrame indexed by ``n_components``
         ``log_likelihood``, ``objective`` (the log posterior under MAP-EM),
-        ``n_parameters``, ``aic``, ``bic`` (lower is better), ``cheeseman_stutz``
+        ``n_parameters``, ``aic``, ``bic``, ``icl`` (lower is better), ``cheeseman_stutz``
         (approximate log marginal likelihood with its ``log K!`` term, higher is
         better); for all-discrete models ``g2``, ``chi2``, ``df``, ``n_complete`` and
         ``n_patterns`` (see :func:`pattern_statistics`); then ``n_iter``
@@ -98,6 +100,7 @@ def compare_components(
             "n_parameters": fit.n_parameters(),
             "aic": fit.aic,
             "bic": fit.bic,
+            "icl": fit.icl,
             "cheeseman_stutz": cheeseman_stutz(fit, X),
         }
         if not _unpatterned_kinds(fit):
@@ -105,6 +108,81 @@ def compare_components(
         row.update({"n_iter": fit.n_iter, "converged": fit.converged})
         rows.append(row)
     table = pd.DataFrame(rows).set_index("n_components")
+    return (table, fits) if return_fits else table
+
+
+def compare_covariances(
+    X,
+    k_max: int,
+    *,
+    k_min: int = 1,
+    covariances=("full", "diag", "spherical", "tied"),
+    prior=None,
+    return_fits: bool = False,
+    **options,
+):
+    """Gaussian mixtures of every covariance structure and K, in one table (mclust's
+    BIC table): a :class:`~bayesnb.MultivariateGaussian` over all of X's columns.
+
+    Parameters
+    ----------
+    X : DataFrame or ndarray
+        Continuous columns.
+    k_max, k_min : int
+        The range of K (inclusive).
+    covariances : sequence of str
+        Among "full", "diag", "spherical", "tied" and "tied-spherical".
+    prior : NormalInverseWishart, optional
+        The block's prior (the default is data-scaled; see its documentation).
+    return_fits : bool
+        Also return the fits, a dict keyed by ``(covariance, K)``.
+    **options
+        Passed to ``cluster`` (``estimate``, ``n_init``, ``random_state``, ...).
+
+    Returns
+    -------
+    DataFrame indexed by ``(covariance, n_components)``
+        ``log_likelihood``, ``objective``, ``n_parameters``, ``aic``, ``bic``,
+        ``icl`` (lower is better), ``n_iter``, ``converged`` and ``error``: a fit that
+        fails (a component collapsing under ``estimate="ml"``) leaves NaN and says why,
+        as mclust leaves NA.
+
+    Examples
+    --------
+    >>> import bayesnb as bnb
+    >>> table = bnb.compare_covariances(bnb.datasets.old_faithful(), 2, random_state=0)
+    >>> table["bic"].idxmin()
+    ('full', 2)
+    """
+    from bayesnb.families import MultivariateGaussian
+    from bayesnb.naive_bayes import NaiveBayes
+
+    rows, fits = [], {}
+    for covariance in covariances:
+        model = NaiveBayes(MultivariateGaussian(prior, covariance=covariance))
+        for K in range(int(k_min), int(k_max) + 1):
+            row = {"covariance": covariance, "n_components": K}
+            try:
+                fit = model.cluster(X, K, **options)
+            except InputError as err:  # a fit that fails: its row says why
+                rows.append({**row, "error": str(err)})
+                continue
+            fits[covariance, K] = fit
+            rows.append(
+                {
+                    **row,
+                    "log_likelihood": fit.log_likelihood,
+                    "objective": fit.objective,
+                    "n_parameters": fit.n_parameters(),
+                    "aic": fit.aic,
+                    "bic": fit.bic,
+                    "icl": fit.icl,
+                    "n_iter": fit.n_iter,
+                    "converged": fit.converged,
+                    "error": "",
+                }
+            )
+    table = pd.DataFrame(rows).set_index(["covariance", "n_components"])
     return (table, fits) if return_fits else table
 
 

@@ -105,8 +105,11 @@ def test_point_mass_errors(tennis):
         model.fit(tennis, target="play")
     fixed = bnb.NaiveBayes(class_prior=bnb.PointMass(P))
     X = tennis.drop(columns="play")
-    with pytest.raises(errors.InputError, match="Clustering with fixed class probabilities"):
-        fixed.cluster(X, 2, random_state=0)
+    # clustering keeps the fixed weights (EM estimates the rest); MCMC is not built
+    fit = fixed.cluster(X, 2, random_state=0)
+    np.testing.assert_allclose(fit.params["class_prob"].values, P)
+    with pytest.raises(errors.InputError, match="MCMC with fixed class probabilities"):
+        fixed.cluster(X, 2, method="mcmc")
     with pytest.raises(errors.InputError, match="The PyMC model with fixed class probabilities"):
         fixed.to_pymc(X, tennis["play"])
     with pytest.raises(errors.InputTypeError, match=r"bnb\.PointMass \(known class"):

@@ -11,7 +11,8 @@ import bayesnb as bnb
 from bayesnb.errors import InputError
 from bayesnb.families._kernels import Labels
 
-COVARIANCES = ("full", "diag", "spherical", "tied")
+COVARIANCES = ("full", "diag", "spherical", "tied")  # scikit-learn's four
+ALL = (*COVARIANCES, "tied-spherical")
 
 
 def _faithful() -> pd.DataFrame:
@@ -134,7 +135,7 @@ def test_a_full_block_beside_a_categorical_feature():
 # -- monotone and safe -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("covariance", COVARIANCES)
+@pytest.mark.parametrize("covariance", ALL)
 @pytest.mark.parametrize("accelerate", [True, False])
 def test_the_objective_never_decreases(covariance, accelerate):
     X = _faithful()
@@ -229,7 +230,7 @@ def test_one_column_is_the_normal_inverse_gamma():
         )
 
 
-@pytest.mark.parametrize("covariance", COVARIANCES)
+@pytest.mark.parametrize("covariance", ALL)
 def test_map_maximizes_likelihood_plus_prior(covariance):
     """The MAP estimate beats every nearby point on the complete-data log-likelihood
     plus the log prior (the objective its M-step maximizes)."""
@@ -258,14 +259,23 @@ def test_map_maximizes_likelihood_plus_prior(covariance):
         elif covariance == "diag":
             idx = np.arange(3)
             step["cov"][:, idx, idx] *= np.exp(1e-3 * rng.normal(size=(2, 3)))
-        else:
+        elif covariance == "spherical":
             idx = np.arange(3)
             step["cov"][:, idx, idx] *= np.exp(1e-3 * rng.normal(size=(2, 1)))
+        else:
+            idx = np.arange(3)
+            step["cov"][:, idx, idx] *= np.exp(1e-3 * rng.normal())
         assert objective(step) < top
 
 
 def test_n_free_parameters():
-    counts = {"full": 2 * (3 + 6), "diag": 2 * 6, "spherical": 2 * 4, "tied": 2 * 3 + 6}
+    counts = {
+        "full": 2 * (3 + 6),
+        "diag": 2 * 6,
+        "spherical": 2 * 4,
+        "tied": 2 * 3 + 6,
+        "tied-spherical": 2 * 3 + 1,
+    }
     for covariance, expected in counts.items():
         block = bnb.MultivariateGaussian(covariance=covariance)
         block.columns = ["a", "b", "c"]
@@ -293,3 +303,92 @@ def test_statistics_of_two_halves_merge_into_the_whole(covariance):
         full = (dev * r[:, k : k + 1]).T @ dev
         expected = full if covariance == "full" else np.diag(full)
         np.testing.assert_allclose(whole["scatter"][k], expected, rtol=1e-9)
+
+
+# -- k-means as a limit ------------------------------------------------------------------
+
+
+def test_kmeans_is_classification_em_with_one_shared_spherical_variance():
+    """Equal spherical variance (``tied-spherical``), fixed equal weights and hard
+    assignments: every E-step puts a row with its nearest mean and every M-step moves
+    each mean to its rows' centroid, which is Lloyd's algorithm. From the same centres
+    it gives scikit-learn's KMeans: the same labels, centres and inertia."""
+    from sklearn.cluster import KMeans
+
+    X = _faithful()
+    K = 3
+    start = X.to_numpy()[[0, 100, 200]]
+    init = {
+        "class_prob": np.full(K, 1.0 / K),
+        "X_mu": start,
+        "X_cov": np.broadcast_to(np.eye(2), (K, 2, 2)),
+    }
+    model = bnb.NaiveBayes(
+        bnb.MultivariateGaussian(covariance="tied-spherical"),
+        class_prior=bnb.PointMass(np.full(K, 1.0 / K)),
+    )
+    fit = model.cluster(X, K, init=init, hard=True, estimate="ml", accelerate=False)
+    km = KMeans(K, init=start, n_init=1, algorithm="lloyd", tol=0.0, max_iter=300).fit(X)
+    assert fit.converged
+    np.testing.assert_array_equal(fit.responsibilities.argmax(axis=1), km.labels_)
+    np.testing.assert_allclose(fit.params["X_mu"].values, km.cluster_centers_, rtol=1e-12)
+    np.testing.assert_array_equal(np.unique(fit.responsibilities), [0.0, 1.0])
+    # the shared variance is the inertia over n d: k-means' objective, estimated
+    sigma2 = fit.params["X_cov"].values[0, 0, 0]
+    assert sigma2 == pytest.approx(km.inertia_ / (len(X) * 2), rel=1e-10)
+    assert fit.n_parameters() == K * 2 + 1  # the means and one variance; weights fixed
+
+
+def test_hard_assignments_raise_the_classification_likelihood():
+    """Classification EM's objective (each row's joint under its own component) never
+    falls, and the fit's log-likelihood is that objective's."""
+    X = _faithful()
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(
+        X, 3, hard=True, init="random", n_init=1, random_state=2
+    )
+    assert np.all(np.diff(fit.history) >= -1e-9 * np.abs(fit.history[1:]))
+    logj = fit.joint_log_likelihood(X)
+    assert fit.log_likelihood == pytest.approx(logj.max(axis=1).sum(), rel=1e-10)
+
+
+# -- model choice as mclust ----------------------------------------------------------------
+
+
+def test_icl_and_uncertainty_by_hand():
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(_faithful(), 3, random_state=0)
+    top = fit.responsibilities.max(axis=1)
+    np.testing.assert_allclose(fit.uncertainty(), 1.0 - top)
+    assert fit.icl == pytest.approx(fit.bic - 2.0 * np.log(top).sum(), rel=1e-12)
+    assert fit.icl >= fit.bic
+
+
+def test_the_table_over_k_and_covariance():
+    """One row per (covariance, K); with K = 1 under ML every structure's
+    log-likelihood is a single Gaussian's, by scipy, and BIC counts its parameters."""
+    X = _faithful()
+    table, fits = bnb.compare_covariances(X, 2, estimate="ml", random_state=0, return_fits=True)
+    assert list(table.index) == [(c, k) for c in COVARIANCES for k in (1, 2)]
+    n, x = len(X), X.to_numpy()
+    cov = np.cov(x, rowvar=False, bias=True)
+    single = {
+        "full": stats.multivariate_normal(x.mean(0), cov).logpdf(x).sum(),
+        "tied": stats.multivariate_normal(x.mean(0), cov).logpdf(x).sum(),
+        "diag": stats.multivariate_normal(x.mean(0), np.diag(np.diag(cov))).logpdf(x).sum(),
+        "spherical": stats.multivariate_normal(x.mean(0), np.trace(cov) / 2).logpdf(x).sum(),
+    }
+    n_params = {"full": 5, "tied": 5, "diag": 4, "spherical": 3}
+    for covariance, expected in single.items():
+        row = table.loc[(covariance, 1)]
+        assert row["log_likelihood"] == pytest.approx(expected, rel=1e-12)
+        assert row["n_parameters"] == n_params[covariance]
+        assert row["bic"] == pytest.approx(-2 * expected + n_params[covariance] * np.log(n))
+    for (covariance, k), fit in fits.items():
+        assert table.loc[(covariance, k), "icl"] == pytest.approx(fit.icl)
+
+
+def test_bic_chooses_mclusts_model_for_old_faithful():
+    """mclust's documented choice for Old Faithful is EEE (one shared full covariance,
+    our "tied") with 3 components; the table over K = 1..3 and the four structures
+    picks the same."""
+    table = bnb.compare_covariances(_faithful(), 3, random_state=0)
+    assert table["bic"].idxmin() == ("tied", 3)

@@ -88,9 +88,9 @@ class Gamma(Family):
         if bad.any():
             i, j = (int(v) for v in np.argwhere(bad)[0])
             raise InputError(
-                f"{self._what()} has the value {float(x[i, j])!r} in column {self.columns[j]!r}, row "
-                f"{i}; a Gamma needs finite values > 0. Use NaN for a missing value, or "
-                "another family for data that can be 0 or negative."
+                f"{self._what()} has the value {float(x[i, j])!r} in column "
+                f"{self.columns[j]!r}, row {i}; a Gamma needs finite values > 0. Use NaN "
+                "for a missing value, or another family for data that can be 0 or negative."
             )
         return x
 

@@ -16,7 +16,9 @@ from bayesnb.priors import NormalInverseWishart, log_inverse_wishart
 from bayesnb.sufficient import merge_stats
 
 LOG_2PI = np.log(2.0 * np.pi)
-COVARIANCES = ("full", "diag", "spherical", "tied")
+COVARIANCES = ("full", "diag", "spherical", "tied", "tied-spherical")
+#: The covariances that are diagonal: their statistics are the scatter's diagonal.
+_DIAGONAL = ("diag", "spherical", "tied-spherical")
 
 
 class MultivariateGaussian(Family):
@@ -27,11 +29,13 @@ class MultivariateGaussian(Family):
     prior : NormalInverseWishart, optional
         Conjugate prior; the default is weak and scaled to the data (see
         :class:`~bayesnb.priors.NormalInverseWishart`).
-    covariance : {"full", "diag", "spherical", "tied"}, default "full"
+    covariance : {"full", "diag", "spherical", "tied", "tied-spherical"}, default "full"
         Every class's own full covariance matrix (quadratic discriminant analysis in a
         classifier), its own diagonal one (naive Bayes), its own single variance
-        :math:`\\sigma_k^2 I`, or one full matrix shared by every class (linear
-        discriminant analysis). The names are scikit-learn's ``covariance_type``.
+        :math:`\\sigma_k^2 I`, one full matrix shared by every class (linear
+        discriminant analysis), or one variance :math:`\\sigma^2 I` shared by every
+        class (mclust's EII; k-means' model). The first four are scikit-learn's
+        ``covariance_type``.
     columns : list, optional
         The block's columns (default: all of X's when this family is the model's
         only declaration).
@@ -43,7 +47,8 @@ class MultivariateGaussian(Family):
     x_k)(x_i - \\bar x_k)^\\top` (its diagonal alone for ``"diag"`` and
     ``"spherical"``), every deviation from the class's own mean. Maximum likelihood
     gives :math:`S_k/n_k` (full), its diagonal (diag), :math:`\\mathrm{tr}\\,S_k/(d\\,n_k)`
-    (spherical) and :math:`\\sum_k S_k / \\sum_k n_k` (tied). ``"map"`` and ``"mean"``
+    (spherical), :math:`\\sum_k S_k / \\sum_k n_k` (tied) and
+    :math:`\\sum_k \\mathrm{tr}\\,S_k / (d \\sum_k n_k)` (tied-spherical). ``"map"`` and ``"mean"``
     are the joint mode and the posterior mean under the prior (for ``"tied"``: the
     Inverse-Wishart shared, every class's mean given it Gaussian). Densities come from
     Cholesky factors and triangular solves; no matrix is inverted. ``params`` holds
@@ -120,7 +125,11 @@ class MultivariateGaussian(Family):
         if bad.any():
             i, j = (int(v) for v in np.argwhere(bad)[0])
             column = self.columns[j] if self.columns else j
-            what = "a missing value" if np.isnan(x[i, j]) else f"an infinite value ({float(x[i, j])!r})"
+            what = (
+                "a missing value"
+                if np.isnan(x[i, j])
+                else f"an infinite value ({float(x[i, j])!r})"
+            )
             raise InputError(
                 f"{self._what()} has {what} in column {column!r}, row {i}. Its joint "
                 "Gaussian has no exact treatment of missing values: drop or impute the "
@@ -147,7 +156,7 @@ class MultivariateGaussian(Family):
         n = r.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n[:, None] > 0, (r.T @ x) / n[:, None], 0.0)
-        if self.covariance in ("diag", "spherical"):  # the independent Gaussians' moments
+        if self.covariance in _DIAGONAL:  # the independent Gaussians' moments
             moments = gaussian_moments(x, (np.empty(0, dtype=np.intp), None, r.T), len(n), False)
             mean, scatter = moments["mean"], moments["ss"]
         else:
@@ -237,6 +246,17 @@ class MultivariateGaussian(Family):
                 # the joint mode (mu_n, beta_n / (alpha_n + 3/2)), the mean beta_n / (alpha_n - 1)
                 alpha_n = alpha + n[:, None] / 2.0
                 var = beta_n / (alpha_n + 1.5 if method == "map" else alpha_n - 1.0)
+        elif kind == "tied-spherical":
+            total = q.sum()
+            if method == "ml":
+                shared = total / (d * n.sum())
+            else:
+                beta_n = np.trace(prior.psi) / 2.0 + total / 2.0
+                alpha_n = d * alpha + n.sum() * d / 2.0
+                shared = beta_n / (
+                    alpha_n + 1.0 + K * d / 2.0 if method == "map" else alpha_n - 1.0
+                )
+            var = np.full((K, d), shared)
         else:  # spherical
             total = q.sum(axis=1)
             if method == "ml":
@@ -282,7 +302,7 @@ class MultivariateGaussian(Family):
         if self.data_mean is not None:
             mu = mu - self.data_mean
         K, d = mu.shape
-        if self.covariance in ("diag", "spherical"):  # the independent Gaussians' loop
+        if self.covariance in _DIAGONAL:  # the independent Gaussians' loop
             var = np.ascontiguousarray(np.diagonal(cov, axis1=1, axis2=2))  # (K, d)
             out = np.empty((K, len(x)))
             const = -0.5 * (np.log(var) + LOG_2PI)
@@ -320,7 +340,7 @@ class MultivariateGaussian(Family):
             beta = np.diagonal(prior.psi) / 2.0
             log_ig = _log_inverse_gamma(var, alpha, beta)
             return float(np.sum(log_n) + np.sum(log_ig))
-        s2 = var[:, 0]
+        s2 = var[:, 0] if kind == "spherical" else var[:1, 0]  # tied: one variance
         log_ig = _log_inverse_gamma(s2, d * alpha, np.trace(prior.psi) / 2.0)
         return float(np.sum(log_n) + np.sum(log_ig))
 
@@ -361,8 +381,8 @@ class MultivariateGaussian(Family):
 
     def n_free_parameters(self, n_labels: int) -> int:
         d = self.n_columns
-        per = {"full": d * (d + 1) // 2, "diag": d, "spherical": 1, "tied": 0}[self.covariance]
-        shared = d * (d + 1) // 2 if self.covariance == "tied" else 0
+        per = {"full": d * (d + 1) // 2, "diag": d, "spherical": 1}.get(self.covariance, 0)
+        shared = {"tied": d * (d + 1) // 2, "tied-spherical": 1}.get(self.covariance, 0)
         return n_labels * (d + per) + shared
 
     # -- EM's extrapolation (SQUAREM) in unconstrained coordinates ---------------------
