@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 EM_ESTIMATES = ("ml", "map", "mean")
-INITS = ("kmeans", "k-means++", "random", "uniform")
+INITS = ("kmeans", "k-means++", "random", "assign", "uniform")
 
 #: Convergence: EM stops when the objective's remaining gain, extrapolated from the last
 #: gains (Aitken), is at most ``tol`` per row (of weight).
@@ -424,6 +424,19 @@ class _Problem:
         if self.weights is not None:
             boost = boost / np.maximum(self.weights[seeds], 1e-300)
         weights[np.arange(self.K), seeds] += boost
+        return self.fix_known(weights)
+
+    def assigned_weights(self, rng: np.random.Generator) -> np.ndarray:
+        """Hard responsibilities of an arbitrary assignment (seed 003's start: assign
+        the rows to clusters arbitrarily, then take an M-step): every row to a
+        component drawn uniformly (``rng.integers``), then K rows drawn without
+        replacement (``rng.permutation``) one to each component, so none starts
+        empty."""
+        z = rng.integers(0, self.K, self.n)
+        if self.n >= self.K:
+            z[rng.permutation(self.n)[: self.K]] = np.arange(self.K)
+        weights = np.zeros((self.K, self.n))
+        weights[z, np.arange(self.n)] = 1.0
         return self.fix_known(weights)
 
     def kmeans_weights(
@@ -997,14 +1010,17 @@ def fit_mixture(
     class_estimate : {"mean", "map", "ml"}, optional
         Estimator of the component weights; default ``estimate``, or ``"mean"`` when
         ``estimate`` is None (the mode under the class prior's Dirichlet(alpha + 1)).
-    init : "kmeans", "k-means++", "random", "uniform", ndarray, Dataset, dict or fitted model
+    init : str, ndarray, Dataset, dict or fitted model
+        One of "kmeans", "k-means++", "random", "assign" and "uniform", or a start.
         ``"kmeans"`` (default): k-means (scikit-learn's, from k-means++ seeds) on the
         rows' features (standardized Gaussian columns, 0/1, categories one-hot, word
         proportions: :meth:`~bayesnb.families.Family.seed_features`), every row
         starting in its cluster's component, as scikit-learn's ``GaussianMixture``
         starts. ``"k-means++"``: every row in its nearest k-means++ seed's component
         (no Lloyd iterations). ``"random"``: random responsibilities plus one heavy
-        random seed row per component, a random asymmetric start. ``"uniform"``: every
+        random seed row per component, a random asymmetric start. ``"assign"``: seed
+        003's recipe, every row in a component chosen at random (each component
+        given at least one row), then an M-step. ``"uniform"``: every
         component equal to the whole data, the symmetric saddle point that EM cannot
         leave (for teaching: the fit warns and reports ``saddle=True``). An (n, K)
         array: starting responsibilities (rows summing to 1). Parameters in the
@@ -1116,7 +1132,7 @@ def fit_mixture(
                 f"{name} must be None, 'mean', 'map' or 'ml' for EM (lower case); got "
                 f"{value!r}.{why} Leave it unset for the per-family default."
             )
-    random_start = isinstance(init, str) and init in ("kmeans", "k-means++", "random")
+    random_start = isinstance(init, str) and init in ("kmeans", "k-means++", "random", "assign")
     if n_init is not None:
         n_init = _check_count("n_init", n_init)
     max_iter = _check_count("max_iter", max_iter)
@@ -1152,7 +1168,7 @@ def fit_mixture(
     table = Table(X, feature_names=feature_names)
     large = table.n_rows * len(table.names) > AUTO_RESTART_ENTRIES
     if n_init is None:  # restarts where they are cheap, as scikit-learn's one beyond
-        n_init = 1 if given_start or (large and init != "random") else 5
+        n_init = 1 if given_start or (large and init not in ("random", "assign")) else 5
     weights = check_sample_weight(sample_weight, table.n_rows)
     labels = mixture_labels(n_components, y, init)
     if not given_start and len(labels) > table.n_rows:
@@ -1171,6 +1187,8 @@ def fit_mixture(
                 start = problem.kmeans_weights(rng, seedings=KMEANS_INITS if large else 1)
             elif init == "k-means++":
                 start = problem.kmeans_weights(rng, lloyd=False)
+            elif init == "assign":
+                start = problem.assigned_weights(rng)
             elif init == "random":
                 start = problem.random_weights(rng)
             else:

@@ -521,6 +521,14 @@ class FittedModel:
         ``pandas.Timestamp``, ``numpy.datetime64`` and their durations); each comes
         back as the type it was.
         """
+        for block in self.blocks:
+            if block.kind not in SAVED_KINDS:
+                raise ModelFileError(
+                    f"saving a model with a {type(block).__name__} feature ({block.name!r}) "
+                    "is not built yet; the saved file has a schema for Bernoulli, "
+                    "Categorical, Binned, Multinomial and Gaussian features only. Keep "
+                    "the fitted object (or its params) instead."
+                )
         write_dataset(self._to_dataset(), path)
 
 
@@ -782,6 +790,8 @@ def _stat_shapes(block: Family, k: int) -> dict:
 
 #: The statistics of a Gaussian block, each (labels, columns).
 GAUSSIAN_STATS = ("n", "mean", "ss")
+#: The family kinds a saved file has a schema for (:func:`_stat_shapes`).
+SAVED_KINDS = ("bernoulli", "multinomial", "categorical", "binned", "gaussian")
 
 
 def _check_estimates(estimates, names: list) -> dict:

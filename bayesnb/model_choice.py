@@ -150,9 +150,10 @@ def compare_covariances(
     Examples
     --------
     >>> import bayesnb as bnb
-    >>> table = bnb.compare_covariances(bnb.datasets.old_faithful(), 2, random_state=0)
-    >>> table["bic"].idxmin()
-    ('full', 2)
+    >>> table = bnb.compare_covariances(bnb.datasets.old_faithful(), 3, random_state=0)
+    >>> covariance, k = table["bic"].idxmin()  # mclust's choice too: EEE, 3
+    >>> covariance, int(k)
+    ('tied', 3)
     """
     from bayesnb.families import MultivariateGaussian
     from bayesnb.naive_bayes import NaiveBayes
@@ -210,7 +211,9 @@ def cheeseman_stutz(fit, X) -> float:
     where :math:`p(X' \\mid K)` is the closed-form conjugate marginal likelihood of
     complete data (Dirichlet-multinomial, Normal-Inverse-Gamma) and
     :math:`\\log K!` counts the K! relabellings of the components, each an equal
-    mode of the posterior. With K = 1 it is the exact marginal likelihood.
+    mode of the posterior. With K = 1 it is the exact marginal likelihood. NaN when
+    a feature's family has no closed-form marginal likelihood (a Gamma, or a
+    MultivariateGaussian whose covariance is not "full").
     """
     encoded = fit.encode(X)
     jll = fit._joint(encoded)
@@ -222,7 +225,10 @@ def cheeseman_stutz(fit, X) -> float:
     complete = _xlogp_sum(class_counts, fit.class_log_prob)
     for block, enc, params in zip(fit.blocks, encoded, fit.block_params, strict=True):
         st = block.count(enc, resp)
-        marginal += block.log_marginal(st, K)
+        try:
+            marginal += block.log_marginal(st, K)
+        except NotImplementedError:  # no closed-form marginal likelihood: no estimate
+            return math.nan
         complete += block.complete_log_likelihood(st, params)
     return marginal - complete + float(row_ll.sum()) + math.lgamma(K + 1)
 

@@ -130,3 +130,23 @@ def test_missing_values_drop_out_and_bad_values_are_named():
         bnb.NaiveBayes(bnb.Gamma()).fit(x, y)
     with pytest.raises(InputError, match="maximum likelihood only"):
         bnb.Gamma(estimate="map")
+
+
+def test_the_default_fit_is_maximum_likelihood_and_no_posterior():
+    """A classifier's default estimate ('mean') does not reach a Gamma feature, which
+    has maximum likelihood only; asking for its exact posterior says why not."""
+    X = _durations()
+    y = (X["eruptions"] > 3).astype(int)
+    fit = bnb.NaiveBayes(bnb.Gamma()).fit(X, y)
+    assert fit.estimates["features"]["eruptions"] == "ml"
+    with pytest.raises(InputError, match="no conjugate prior"):
+        fit.posterior()
+
+
+def test_model_choice_tabulates_a_gamma_mixture():
+    """compare_components over K; the Cheeseman-Stutz evidence, which needs a
+    closed-form marginal likelihood, is NaN for a Gamma."""
+    table = bnb.compare_components(bnb.NaiveBayes(bnb.Gamma()), _durations(), 2, random_state=0)
+    assert np.isnan(table["cheeseman_stutz"]).all()
+    assert table["bic"].idxmin() == 2  # two clusters of eruption times
+    assert list(table["n_parameters"]) == [2, 5]

@@ -392,3 +392,33 @@ def test_bic_chooses_mclusts_model_for_old_faithful():
     picks the same."""
     table = bnb.compare_covariances(_faithful(), 3, random_state=0)
     assert table["bic"].idxmin() == ("tied", 3)
+
+
+def test_what_is_not_built_says_so(tmp_path):
+    """The exact posterior, the PyMC model, MCMC and saving do not cover the family
+    yet: each says so, naming it."""
+    X = _faithful()
+    y = (X["waiting"] > 70).astype(int)
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    fit = model.fit(X, y)
+    with pytest.raises(InputError, match="exact posterior, the PyMC model and MCMC are not built"):
+        fit.posterior()
+    with pytest.raises(InputError, match="not built"):
+        model.to_pymc(X, y)
+    with pytest.raises(bnb.ModelFileError, match=r"MultivariateGaussian feature .* not built"):
+        fit.save(tmp_path / "model.nc")
+
+
+def test_the_seeds_start_assigns_rows_then_takes_an_m_step():
+    """init="assign": every row in a random component (each component given a row),
+    then an M-step; the same as passing that assignment as the start."""
+    X = _faithful()
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(
+        X, 3, init="assign", n_init=1, random_state=7
+    )
+    rng = np.random.default_rng(7)
+    z = rng.integers(0, 3, len(X))
+    z[rng.permutation(len(X))[:3]] = np.arange(3)
+    same = bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(X, 3, init=np.eye(3)[z])
+    np.testing.assert_allclose(fit.history, same.history, rtol=1e-12)
+    assert fit.init == "'assign'"  # as _describe names it

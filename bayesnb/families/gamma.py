@@ -56,7 +56,8 @@ class Gamma(Family):
             )
         if estimate not in (None, "ml"):
             raise InputError(f"Gamma is estimated by maximum likelihood only; got {estimate!r}.")
-        super().__init__(None, estimate=estimate, columns=columns)
+        # its only estimator, whatever estimate= a fit gives the other features
+        super().__init__(None, estimate="ml", columns=columns)
         if steps is not None and (
             isinstance(steps, bool) or not isinstance(steps, int | np.integer) or steps < 1
         ):
@@ -160,6 +161,13 @@ class Gamma(Family):
         n, total, total_log = stats["n"], stats["sum"], stats["sum_log"]
         return float(
             np.sum(n * (a * np.log(b) - special.gammaln(a)) + (a - 1.0) * total_log - b * total)
+        )
+
+    def posterior_hyper(self, stats: dict) -> dict:
+        raise InputError(
+            f"{self._what()} has no conjugate prior in bayesnb, so it has no exact "
+            "posterior, PyMC model or Gibbs sampler; it is estimated by maximum "
+            "likelihood (fit, or cluster with method='em')."
         )
 
     def n_free_parameters(self, n_labels: int) -> int:

@@ -379,6 +379,18 @@ class MultivariateGaussian(Family):
             )
         )
 
+    def posterior_hyper(self, stats: dict) -> dict:
+        """Not built yet: the Normal-Inverse-Wishart posterior is conjugate (see
+        :meth:`bayesnb.priors.NormalInverseWishart.posterior`), but the exact-posterior
+        groups, the PyMC model and the Gibbs sampler do not cover this family."""
+        raise InputError(
+            f"{self._what()}: the exact posterior, the PyMC model and MCMC are not built "
+            "yet for a MultivariateGaussian (its Normal-Inverse-Wishart posterior is "
+            "conjugate: bnb.NormalInverseWishart(...).posterior(n, mean, scatter) gives "
+            "it for one class). Use the point estimates (fit, or cluster with "
+            "method='em'), or declare the columns bnb.Gaussian()."
+        )
+
     def n_free_parameters(self, n_labels: int) -> int:
         d = self.n_columns
         per = {"full": d * (d + 1) // 2, "diag": d, "spherical": 1}.get(self.covariance, 0)
