@@ -38,6 +38,7 @@ from bayesnb.priors import (
     laplace,
     m_estimate,
 )
+from bayesnb.workflow import cluster_report, compare
 
 # ``bayesnb.text`` is imported on first use (``bnb.text`` or loading a saved TextFit),
 # so that ``python -m bayesnb.text`` runs a module not imported before.
@@ -78,6 +79,8 @@ __all__ = [
     "PointMass",
     "ZeroLikelihoodError",
     "ZeroProbabilityWarning",
+    "cluster_report",
+    "compare",
     "compare_components",
     "compare_covariances",
     "compare_fits",

@@ -1,0 +1,209 @@
+"""Plots of fits and comparisons, with matplotlib (imported when a plot is drawn).
+
+Every function draws on ``ax`` (a new figure's axes when None) and returns the axes,
+so that users can place the plots in figures of their own:
+
+* :func:`beta_estimates`: a Beta prior and its posterior, with the ML, MAP and
+  posterior-mean estimates marked (the soccer example);
+* :func:`learning_curves`: a score of every estimator over the training size
+  (from :func:`bayesnb.compare`);
+* :func:`reliability`: a calibration diagram of predicted class probabilities;
+* :func:`em_traces`: EM's objective over the iterations of every restart;
+* :func:`cluster_ellipses`: two columns of the data by component, with every
+  component's covariance ellipse;
+* :func:`mcmc_traces`: a parameter's MCMC draws per chain, as sampled and as
+  relabelled (label switching);
+* :func:`class_intervals`: the credible intervals of :math:`P(c \\mid x)` of a few
+  rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(6.0, 4.0))
+    return ax
+
+
+def beta_estimates(successes: float, trials: float, a: float = 2.0, b: float = 2.0, ax=None):
+    """The Beta(a, b) prior and its posterior Beta(a + m, b + N - m) after ``successes``
+    m of ``trials`` N, with the maximum-likelihood m/N, the MAP
+    (m + a - 1)/(N + a + b - 2) and the posterior mean (m + a)/(N + a + b) marked."""
+    from scipy import stats
+
+    ax = _axes(ax)
+    p = np.linspace(0.0, 1.0, 501)
+    post_a, post_b = a + successes, b + trials - successes
+    ax.plot(p, stats.beta(a, b).pdf(p), color="0.6", ls="--", label=f"prior Beta({a:g}, {b:g})")
+    ax.plot(p, stats.beta(post_a, post_b).pdf(p), color="C0", label="posterior")
+    marks = {
+        "ML": successes / trials,
+        "MAP": (successes + a - 1) / (trials + a + b - 2),
+        "posterior mean": post_a / (post_a + post_b),
+    }
+    for (name, value), colour in zip(marks.items(), ("C3", "C2", "C1"), strict=True):
+        ax.axvline(value, color=colour, lw=1.2, label=f"{name} {value:.3f}")
+    ax.set_xlabel("θ")
+    ax.set_ylabel("density")
+    ax.set_title(f"{successes:g} of {trials:g}: prior, posterior and estimates")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def learning_curves(table, metric: str = "log_loss", strength=None, ax=None):
+    """``metric`` of every estimator over the training size, from the table of
+    :func:`bayesnb.compare` (one prior strength: ``strength``, default the first)."""
+    ax = _axes(ax)
+    strengths = table["prior_strength"].dropna().unique()
+    chosen = strengths[0] if strength is None and len(strengths) else strength
+    rows = table[(table["prior_strength"] == chosen) | table["prior_strength"].isna()]
+    for estimator, part in rows.groupby("estimator", sort=False):
+        part = part.sort_values("n_train")
+        ax.plot(part["n_train"], part[metric], marker="o", label=estimator)
+    ax.set_xscale("log")
+    ax.set_xlabel("training rows")
+    ax.set_ylabel(metric.replace("_", " "))
+    ax.set_title(f"{metric.replace('_', ' ')} by training size (prior strength {chosen:g})")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def reliability(truth, proba, bins: int = 10, ax=None, label: str | None = None):
+    """Calibration: the observed frequency of the predicted class against its
+    predicted probability, in ``bins`` equal-width bins (the diagonal is perfect)."""
+    ax = _axes(ax)
+    proba = np.asarray(proba, dtype=float)
+    truth = np.asarray(truth)
+    top = proba.max(axis=1)
+    hit = proba.argmax(axis=1) == truth
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    where = np.clip(np.digitize(top, edges) - 1, 0, bins - 1)
+    centres, freqs = [], []
+    for b in range(bins):
+        mask = where == b
+        if mask.any():
+            centres.append(top[mask].mean())
+            freqs.append(hit[mask].mean())
+    ax.plot([0, 1], [0, 1], color="0.6", ls="--", lw=1)
+    ax.plot(centres, freqs, marker="o", label=label)
+    ax.set_xlabel("predicted probability of the predicted class")
+    ax.set_ylabel("observed accuracy")
+    ax.set_title("reliability diagram")
+    if label:
+        ax.legend(fontsize=8)
+    return ax
+
+
+def em_traces(fit, ax=None):
+    """EM's objective at every accepted point of every restart of a mixture fit (the
+    best restart drawn thicker): different optima, and a saddle's plateau."""
+    ax = _axes(ax)
+    for i, run in enumerate(fit.restarts or [fit]):
+        best = i == fit.best_restart
+        ax.plot(run.history, lw=2.0 if best else 1.0, alpha=1.0 if best else 0.6, label=f"{i}")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("objective")
+    ax.set_title("EM objective by restart")
+    if len(fit.restarts or []) <= 10:
+        ax.legend(title="restart", fontsize=7)
+    return ax
+
+
+def cluster_ellipses(fit, X, columns=None, ax=None):
+    """Two columns of ``X`` coloured by each row's most probable component, with every
+    component's 1 and 2 standard-deviation ellipses (a ``MultivariateGaussian`` block
+    over the columns, or Gaussian features: their variances)."""
+    from matplotlib.patches import Ellipse
+
+    ax = _axes(ax)
+    columns = list(X.columns[:2]) if columns is None else list(columns)
+    points = X[columns].to_numpy(dtype=float)
+    labels = fit.responsibilities.argmax(axis=1)
+    means, covs = _component_gaussians(fit, columns)
+    for k in range(len(means)):
+        colour = f"C{k}"
+        ax.scatter(*points[labels == k].T, s=8, color=colour, alpha=0.6)
+        values, vectors = np.linalg.eigh(covs[k])
+        angle = np.degrees(np.arctan2(vectors[1, -1], vectors[0, -1]))
+        for scale in (1.0, 2.0):
+            width, height = 2.0 * scale * np.sqrt(values[::-1])
+            ax.add_patch(
+                Ellipse(means[k], width, height, angle=angle, fill=False, color=colour, lw=1.2)
+            )
+        ax.plot(*means[k], marker="x", color="k")
+    ax.set_xlabel(columns[0])
+    ax.set_ylabel(columns[1])
+    ax.set_title("components and their 1 and 2 sd ellipses")
+    return ax
+
+
+def _component_gaussians(fit, columns):
+    """Every component's mean (2,) and covariance (2, 2) over two ``columns``."""
+    for block, params in zip(fit.blocks, fit.block_params, strict=True):
+        if "cov" in params and all(c in block.columns for c in columns):
+            at = [list(block.columns).index(c) for c in columns]
+            return params["mu"][:, at], params["cov"][:, at][:, :, at]
+    means, variances = [], []
+    for c in columns:
+        for block, params in zip(fit.blocks, fit.block_params, strict=True):
+            if "var" in params and c in block.columns:
+                j = list(block.columns).index(c)
+                means.append(params["mu"][:, j])
+                variances.append(params["var"][:, j])
+    if len(means) != 2:
+        raise ValueError(f"no Gaussian parameters of the columns {columns!r} in this fit")
+    K = len(means[0])
+    covs = np.zeros((K, 2, 2))
+    covs[:, 0, 0], covs[:, 1, 1] = variances
+    return np.stack(means, axis=1), covs
+
+
+def mcmc_traces(fit, variable: str = "class_prob", ax=None):
+    """The draws of ``variable``'s first entry per chain of an MCMC mixture fit
+    (``fit.trace``), as sampled (``posterior_raw``:
+    chains started in different labellings, switching) and relabelled
+    (``posterior``), side by side on two axes."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(1, 2, figsize=(10.0, 3.5), sharey=True)
+    tree = fit.trace
+    for axis, group in zip(ax, ("posterior_raw", "posterior"), strict=True):
+        values = tree[group].to_dataset()[variable]
+        first = values.isel({d: 0 for d in values.dims if d not in ("chain", "draw")})
+        for c in range(first.sizes["chain"]):
+            axis.plot(first.isel(chain=c).values, lw=0.6, label=f"chain {c}")
+        axis.set_title(f"{variable} of component 0: {group}")
+        axis.set_xlabel("draw")
+    ax[0].legend(fontsize=7)
+    return ax
+
+
+def class_intervals(intervals, rows=None, ax=None):
+    """The posterior mean of :math:`P(c \\mid x)` and its credible interval for a few
+    rows (``intervals`` from :meth:`bayesnb.NaiveBayesFit.predictive_interval`)."""
+    ax = _axes(ax)
+    mean, lower, upper = (intervals[v] for v in ("mean", "lower", "upper"))
+    row_dim, label_dim = mean.dims
+    n = mean.sizes[row_dim] if rows is None else rows
+    labels = mean[label_dim].values
+    width = 0.8 / len(labels)
+    x = np.arange(n)
+    for j, label in enumerate(labels):
+        m = mean.isel({label_dim: j}).values[:n]
+        lo = lower.isel({label_dim: j}).values[:n]
+        hi = upper.isel({label_dim: j}).values[:n]
+        ax.errorbar(x + j * width, m, yerr=[m - lo, hi - m], fmt="o", capsize=3, label=str(label))
+    names = mean[row_dim].values[:n] if row_dim in mean.coords else range(n)
+    ax.set_xticks(x + 0.4 - width / 2, [str(i) for i in names])
+    ax.set_xlabel("row")
+    ax.set_ylabel("P(class | row)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("posterior mean and credible interval of P(class | row)")
+    ax.legend(fontsize=8)
+    return ax

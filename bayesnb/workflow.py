@@ -1,0 +1,262 @@
+"""The workflow behind the ``bayesnb`` command, as tidy tables from Python.
+
+* :func:`compare`: the estimators side by side (maximum likelihood, MAP, the posterior
+  mean and the posterior predictive, Laplace-k and the m-estimate as the priors they
+  are), cross-validated over prior strengths and training sizes: accuracy, log loss,
+  Brier score and calibration error;
+* :func:`cluster_report`: a mixture over a range of K (the model-choice table), the
+  chosen K's cluster report, and EM beside MCMC.
+
+The command line only formats these tables.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from bayesnb.errors import InputError, UnseenValuesWarning
+from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, m_estimate
+
+#: The estimators :func:`compare` runs: (name, estimate, how the prior strength s
+#: sets the Dirichlet prior; None for none).
+ESTIMATORS = (
+    ("ml", "ml", None),
+    ("map", "map", lambda s, n: Dirichlet(s + 1.0)),  # mode under alpha = s + 1: Laplace-s
+    ("mean", "mean", lambda s, n: Dirichlet(s)),
+    ("predictive", "predictive", lambda s, n: Dirichlet(s)),
+    ("m-estimate", "mean", lambda s, n: m_estimate(s, 1.0 / n)),
+)
+
+
+def compare(
+    data: pd.DataFrame,
+    target: str,
+    *,
+    features=None,
+    strengths=(0.5, 1.0, 2.0),
+    train_sizes=(0.1, 0.25, 0.5, 1.0),
+    n_splits: int = 5,
+    random_state=0,
+) -> pd.DataFrame:
+    """Cross-validated scores of every estimator over prior strengths and training sizes.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The rows, with the ``target`` column.
+    target : str
+        The class column.
+    features : Family or dict, optional
+        The declaration (default: inferred, as ``NaiveBayes()``); its Bernoulli and
+        Categorical features take each estimator's Dirichlet prior in place of their
+        own (the priors are what is compared).
+    strengths : sequence of float
+        Prior strengths s: MAP under Dirichlet(s + 1) and the posterior mean (and
+        predictive) under Dirichlet(s) are Laplace smoothing with k = s; the
+        m-estimate puts m = s virtual rows on the uniform distribution.
+    train_sizes : sequence of float
+        Fractions (0, 1] of each training fold used (the learning curve).
+    n_splits : int
+        Folds of the cross-validation (stratified by class, seeded).
+    random_state : int
+        The folds' and the subsamples' seed.
+
+    Returns
+    -------
+    DataFrame
+        One row per estimator, prior strength and training size: ``estimator``,
+        ``prior_strength`` (NaN for ML), ``train_size``, ``n_train``, ``accuracy``,
+        ``log_loss``, ``brier``, ``calibration_error`` (the expected calibration
+        error over 10 bins) and ``no_posterior`` (the share of test rows with
+        likelihood 0 under every class, which maximum likelihood gives a value never
+        seen with a class in training; they are scored as the uniform guess), each
+        the mean over the folds.
+    """
+    from bayesnb.naive_bayes import NaiveBayes
+
+    if not isinstance(data, pd.DataFrame):
+        raise InputError(f"compare needs a DataFrame; got {type(data).__name__}.")
+    if target not in data.columns:
+        raise InputError(
+            f"target {target!r} is not a column of the data; its columns are "
+            f"{list(data.columns)[:20]!r}."
+        )
+    y = data[target]
+    if y.isna().any():
+        raise InputError(f"target {target!r} has missing labels; drop those rows first.")
+    labels = sorted(y.unique(), key=str)
+    codes = np.array([labels.index(v) for v in y])
+    X = data.drop(columns=target)
+    rng = np.random.default_rng(random_state)
+    folds = _stratified_folds(codes, n_splits, rng)
+    rows = []
+    for name, estimate, prior_of in ESTIMATORS:
+        for strength in [np.nan] if prior_of is None else strengths:
+            for size in train_sizes:
+                scores = []
+                for test in folds:
+                    train = np.setdiff1d(np.arange(len(data)), test)
+                    keep = max(len(labels), round(size * len(train)))
+                    train = np.sort(rng.permutation(train)[:keep])
+                    n_cat = max(2, X.iloc[train].nunique().max())
+                    prior = None if prior_of is None else prior_of(strength, n_cat)
+                    model = NaiveBayes(_declaration(X, features, prior))
+                    with warnings.catch_warnings():  # (zeros and unseen values: scored)
+                        warnings.simplefilter("ignore", ZeroProbabilityWarning)
+                        warnings.simplefilter("ignore", UnseenValuesWarning)
+                        fit = model.fit(X.iloc[train], y.iloc[train], estimate=estimate)
+                        proba, dead = _aligned(fit, X.iloc[test], labels)
+                    scores.append({**_scores(codes[test], proba), "no_posterior": dead})
+                    n_train = len(train)
+                row = {
+                    "estimator": name,
+                    "prior_strength": strength,
+                    "train_size": size,
+                    "n_train": n_train,
+                }
+                row.update(pd.DataFrame(scores).mean().to_dict())
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _declaration(X: pd.DataFrame, features, prior) -> dict:
+    """The declaration of ``X`` (``features``, or inferred) as a dict, every
+    Bernoulli and Categorical feature under ``prior`` (None: as declared)."""
+    import copy
+
+    from bayesnb._data import Table, declare
+
+    out = {}
+    for name, family, columns in declare(features, Table(X)):
+        family = copy.copy(family)
+        family.columns = list(columns)
+        if prior is not None and family.kind in ("bernoulli", "categorical"):
+            family.prior = prior
+        out[name] = family
+    return out
+
+
+def _aligned(fit, X, labels) -> tuple[np.ndarray, float]:
+    """``predict_proba`` with columns in ``labels``' order (a class missing from the
+    training rows gets probability 0), and the share of rows with no posterior (zero
+    likelihood under every class, ML's zero-probability problem): those rows get the
+    uniform distribution, an undecided answer."""
+    jll = fit.joint_log_likelihood(X)
+    top = jll.max(axis=1, keepdims=True)
+    dead = ~np.isfinite(top[:, 0])
+    with np.errstate(invalid="ignore"):
+        proba = np.exp(jll - np.where(dead[:, None], 0.0, top))
+    proba[dead] = 1.0
+    proba /= proba.sum(axis=1, keepdims=True)
+    out = np.zeros((len(X), len(labels)))
+    for j, label in enumerate(fit.labels):
+        out[:, labels.index(label)] = proba[:, j]
+    return out, float(np.mean(dead))
+
+
+def _scores(truth: np.ndarray, proba: np.ndarray) -> dict:
+    n, K = proba.shape
+    picked = proba[np.arange(n), truth]
+    onehot = np.eye(K)[truth]
+    top = proba.max(axis=1)
+    hit = proba.argmax(axis=1) == truth
+    bins = np.clip((top * 10).astype(int), 0, 9)
+    ece = sum(
+        abs(hit[bins == b].mean() - top[bins == b].mean()) * np.mean(bins == b)
+        for b in range(10)
+        if np.any(bins == b)
+    )
+    with np.errstate(divide="ignore"):
+        loss = -np.mean(np.log(picked))
+    return {
+        "accuracy": float(np.mean(hit)),
+        "log_loss": float(loss),
+        "brier": float(np.mean(np.sum((proba - onehot) ** 2, axis=1))),
+        "calibration_error": float(ece),
+    }
+
+
+def _stratified_folds(codes: np.ndarray, n_splits: int, rng) -> list[np.ndarray]:
+    if not isinstance(n_splits, int) or n_splits < 2:
+        raise InputError(f"n_splits must be an int >= 2; got {n_splits!r}.")
+    folds: list[list[int]] = [[] for _ in range(n_splits)]
+    for k in np.unique(codes):
+        rows = rng.permutation(np.flatnonzero(codes == k))
+        for i, part in enumerate(np.array_split(rows, n_splits)):
+            folds[i].extend(part.tolist())
+    return [np.sort(np.asarray(f, dtype=int)) for f in folds]
+
+
+def cluster_report(
+    data: pd.DataFrame,
+    k_values=range(1, 7),
+    *,
+    model=None,
+    method: str = "em",
+    random_state=0,
+    draws: int = 500,
+    chains: int = 4,
+    **options,
+) -> dict:
+    """A mixture over a range of K, the chosen K's clusters, and EM beside MCMC.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The rows to cluster (every column a feature).
+    k_values : iterable of int
+        The numbers of components to fit (consecutive).
+    model : NaiveBayes, optional
+        The declaration (default ``NaiveBayes()``, families inferred).
+    method : {"em", "mcmc", "both"}
+        "em": the table and the report from EM; "mcmc" and "both" also sample the
+        chosen K's posterior by MCMC (the Gibbs sampler, relabelled) and set its
+        estimates beside EM's.
+    random_state : int
+        Every fit's seed.
+    draws, chains : int
+        MCMC's draws per chain and chains.
+    **options
+        Passed to ``cluster`` (``n_init``, ``estimate``, ...).
+
+    Returns
+    -------
+    dict
+        ``"choice"``: :func:`bayesnb.compare_components`' table over K
+        (log-likelihood, AIC, BIC, ICL, Cheeseman-Stutz, ...); ``"k"``: the K of
+        least BIC; ``"fit"``: its EM fit; ``"report"``: its cluster report
+        (:meth:`bayesnb.MixtureFit.report`, every attribute's influence);
+        ``"em_vs_mcmc"`` (MCMC only): :func:`bayesnb.compare_fits` of the EM and
+        MCMC fits; ``"mcmc"``: the MCMC fit.
+    """
+    from bayesnb.compare import compare_fits
+    from bayesnb.model_choice import compare_components
+    from bayesnb.naive_bayes import NaiveBayes
+
+    if method not in ("em", "mcmc", "both"):
+        raise InputError(f"method must be 'em', 'mcmc' or 'both'; got {method!r}.")
+    ks = sorted({int(k) for k in k_values})
+    if not ks or ks[0] < 1 or ks != list(range(ks[0], ks[-1] + 1)):
+        raise InputError(f"k_values must be consecutive ints >= 1; got {list(k_values)!r}.")
+    model = NaiveBayes() if model is None else model
+    table, fits = compare_components(
+        model, data, ks[-1], k_min=ks[0], random_state=random_state, return_fits=True, **options
+    )
+    k = int(table["bic"].idxmin())
+    out = {"choice": table, "k": k, "fit": fits[k], "report": fits[k].report()}
+    if method != "em":
+        mcmc = model.cluster(
+            data,
+            k,
+            method="mcmc",
+            draws=draws,
+            chains=chains,
+            random_state=random_state,
+            **options,
+        )
+        out["mcmc"] = mcmc
+        out["em_vs_mcmc"] = compare_fits({"EM": fits[k], "MCMC": mcmc})
+    return out
