@@ -6,6 +6,7 @@ likelihood, MAP or the full posterior predictive.
 """
 
 from bayesnb import datasets, errors
+from bayesnb._progress import show_progress
 from bayesnb.compare import compare_fits
 from bayesnb.density import DensityFit
 from bayesnb.errors import (
@@ -91,5 +92,6 @@ __all__ = [
     "laplace",
     "load",
     "m_estimate",
+    "show_progress",
     "text",
 ]

@@ -65,7 +65,12 @@ def read_table(path: str) -> pd.DataFrame:
         raise Usage(f"{path!r} is a folder; give a CSV, TSV or Parquet file.")
     suffix = file.suffix.lower()
     if suffix in (".parquet", ".pq"):
-        return pd.read_parquet(file)
+        try:
+            return pd.read_parquet(file)
+        except ImportError:
+            raise Usage(
+                f"reading {path!r} needs pyarrow: python3 -m pip install pyarrow."
+            ) from None
     if suffix not in READERS:
         raise Usage(
             f"cannot read {path!r}: give a .csv, .tsv or .parquet file (got {suffix or 'none'})."
@@ -135,11 +140,13 @@ def compare(
     ] = "0.1,0.25,0.5,1",
     folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
     random_state: Annotated[int, typer.Option(help="Seed of the folds.")] = 0,
+    quiet: Annotated[bool, typer.Option(help="No progress bars.")] = False,
 ) -> None:
     """Compare ML, MAP, the posterior mean and predictive, Laplace-k and the m-estimate
     by cross-validated accuracy, log loss, Brier score and calibration."""
 
     def run():
+        _quiet(quiet)
         frame = read_table(data)
         if target not in frame.columns:
             raise Usage(f"--target {target!r} is not a column; the columns are {list(frame)}.")
@@ -174,11 +181,13 @@ def cluster(
     ] = None,
     drop: Annotated[str | None, typer.Option(help="Columns to leave out, comma-separated.")] = None,
     random_state: Annotated[int, typer.Option(help="Seed of every fit.")] = 0,
+    quiet: Annotated[bool, typer.Option(help="No progress bars.")] = False,
 ) -> None:
     """Fit mixtures over K: the model-choice table, the clusters of the K of least
     BIC, and EM beside MCMC."""
 
     def run():
+        _quiet(quiet)
         frame = read_table(data)
         if drop:
             missing = [c for c in drop.split(",") if c not in frame.columns]
@@ -208,11 +217,19 @@ def cluster(
 def demo(
     out: Annotated[Path, typer.Option(help="The report folder.")] = Path("bayesnb-report"),
     random_state: Annotated[int, typer.Option(help="Seed of every fit.")] = 0,
-    quiet: Annotated[bool, typer.Option(help="Print only where the report is.")] = False,
+    quiet: Annotated[
+        bool, typer.Option(help="No progress; print only where the report is.")
+    ] = False,
 ) -> None:
     """The estimators, clustering with EM beside MCMC and a Gaussian mixture, on the
     embedded data: a report folder with tables, plots and the fits."""
+    _quiet(quiet)
     _guarded(lambda: write_demo(out, random_state, quiet))
+
+
+def _quiet(quiet: bool) -> None:
+    """``--quiet``: no progress bars (else they show on a terminal only)."""
+    bnb.show_progress(False if quiet else None)
 
 
 # -- the demo --------------------------------------------------------------------------------
@@ -258,7 +275,8 @@ def write_demo(out: Path, random_state: int = 0, quiet: bool = False) -> Path:
     pngs = [f for f in files if f.endswith(".png")]
     typer.echo(
         f"bayesnb demo: wrote {out}/ in {seconds:.0f} s: report.md, report.html, "
-        f"{len(pngs)} plots, the tables as CSV and netCDF."
+        f"{len(pngs)} plots, the tables as CSV and netCDF. (The first run in a fresh "
+        "environment also compiles the package's loops, cached for later runs.)"
     )
     return out
 
@@ -315,6 +333,14 @@ def _demo_sections(out, random_state, say, save_table, save_plot, sections) -> N
     )
     traces_png = save_plot(plots.em_traces(report["fit"]), "em_traces_votes")
     mcmc_png = save_plot(plots.mcmc_traces(report["mcmc"]), "mcmc_traces_votes")
+    rank_pngs = []
+    for group in ("posterior_raw", "posterior"):
+        name = f"mcmc_ranks_{group}.png"
+        plots.mcmc_ranks(report["mcmc"], group=group).savefig(out / name)
+        rank_pngs.append(name)
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
     sections.append(
         (
             "Autoclass on house votes 84, EM beside MCMC",
@@ -324,7 +350,7 @@ def _demo_sections(out, random_state, say, save_table, save_plot, sections) -> N
             + save_table(report["report"].head(15), "cluster_votes_report")
             + "\n\nEM beside MCMC:\n\n"
             + save_table(report["em_vs_mcmc"].head(20), "em_vs_mcmc_votes"),
-            [traces_png, mcmc_png],
+            [traces_png, mcmc_png, *rank_pngs],
         )
     )
     # 4. Old Faithful: Gaussian mixtures over K x covariance

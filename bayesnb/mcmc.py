@@ -36,6 +36,7 @@ from scipy.optimize import linear_sum_assignment
 
 from bayesnb import _compiled
 from bayesnb._data import check_count
+from bayesnb._progress import progress
 from bayesnb.errors import InputError
 from bayesnb.families._kernels import log_sum_exp_last
 from bayesnb.families.base import fusion_groups
@@ -118,24 +119,26 @@ def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, 
     codes = np.full(n, -1, dtype=np.intp) if known is None else np.asarray(known, np.intp)
     kept_class, kept_params = [], []
     resp = np.empty((n, chains * k))
-    for sweep in range(tune + draws):
-        # z | theta: every chain's joint log-likelihood, then one uniform per row and chain
-        logj = np.ascontiguousarray(feature_log_likelihood(blocks, encoded, params))
-        resp.fill(0.0)
-        _compiled.draw_memberships(
-            logj, class_log_prob, rng.random((n, chains)), codes, weights, resp
-        )
-        # theta | z: every block's conjugate posterior of the counts z gives
-        stats = [b.count(enc, resp) for b, enc in zip(blocks, encoded, strict=True)]
-        params = [
-            b.draw_params(b.posterior_hyper(st), 1, rng)
-            for b, st in zip(blocks, stats, strict=True)
-        ]
-        log_g = log_gamma_draws(alpha + resp.sum(axis=0).reshape(chains, k), rng)
-        class_log_prob = log_g - log_sum_exp_last(log_g)
-        if sweep >= tune:
-            kept_class.append(class_log_prob)
-            kept_params.append(params)
+    with progress(tune + draws, f"Gibbs sampling, {chains} chains") as advance:
+        for sweep in range(tune + draws):
+            # z | theta: every chain's joint log-likelihood, then one uniform per row and chain
+            logj = np.ascontiguousarray(feature_log_likelihood(blocks, encoded, params))
+            resp.fill(0.0)
+            _compiled.draw_memberships(
+                logj, class_log_prob, rng.random((n, chains)), codes, weights, resp
+            )
+            # theta | z: every block's conjugate posterior of the counts z gives
+            stats = [b.count(enc, resp) for b, enc in zip(blocks, encoded, strict=True)]
+            params = [
+                b.draw_params(b.posterior_hyper(st), 1, rng)
+                for b, st in zip(blocks, stats, strict=True)
+            ]
+            log_g = log_gamma_draws(alpha + resp.sum(axis=0).reshape(chains, k), rng)
+            class_log_prob = log_g - log_sum_exp_last(log_g)
+            if sweep >= tune:
+                kept_class.append(class_log_prob)
+                kept_params.append(params)
+            advance()
     per_block = [_chain_major([p[b] for p in kept_params], chains, k) for b in range(len(blocks))]
     return Draws(
         class_log_prob=np.stack(kept_class, axis=1),  # (chains, draws, K)

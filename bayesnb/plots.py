@@ -12,7 +12,8 @@ so that users can place the plots in figures of their own:
 * :func:`cluster_ellipses`: two columns of the data by component, with every
   component's covariance ellipse;
 * :func:`mcmc_traces`: a parameter's MCMC draws per chain, as sampled and as
-  relabelled (label switching);
+  relabelled (label switching), and :func:`mcmc_ranks`, arviz-plots' rank plot of
+  either;
 * :func:`class_intervals`: the credible intervals of :math:`P(c \\mid x)` of a few
   rows.
 """
@@ -182,6 +183,16 @@ def mcmc_traces(fit, variable: str = "class_prob", ax=None):
         axis.set_xlabel("draw")
     ax[0].legend(fontsize=7)
     return ax
+
+
+def mcmc_ranks(fit, variable: str = "class_prob", group: str = "posterior"):
+    """arviz-plots' rank plot of ``variable`` in an MCMC mixture fit's ``group``
+    (``"posterior"``: relabelled; ``"posterior_raw"``: as sampled, where chains in
+    different labellings disagree). Returns arviz-plots' ``PlotCollection``
+    (``.savefig(path)``)."""
+    import arviz_plots
+
+    return arviz_plots.plot_rank(fit.trace, var_names=[variable], group=group, backend="matplotlib")
 
 
 def class_intervals(intervals, rows=None, ax=None):

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bayesnb._progress import progress
 from bayesnb.errors import InputError, UnseenValuesWarning
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, m_estimate
 
@@ -75,8 +76,6 @@ def compare(
         seen with a class in training; they are scored as the uniform guess), each
         the mean over the folds.
     """
-    from bayesnb.naive_bayes import NaiveBayes
-
     if not isinstance(data, pd.DataFrame):
         raise InputError(f"compare needs a DataFrame; got {type(data).__name__}.")
     if target not in data.columns:
@@ -93,33 +92,56 @@ def compare(
     rng = np.random.default_rng(random_state)
     folds = _stratified_folds(codes, n_splits, rng)
     rows = []
-    for name, estimate, prior_of in ESTIMATORS:
-        for strength in [np.nan] if prior_of is None else strengths:
-            for size in train_sizes:
-                scores = []
-                for test in folds:
-                    train = np.setdiff1d(np.arange(len(data)), test)
-                    keep = max(len(labels), round(size * len(train)))
-                    train = np.sort(rng.permutation(train)[:keep])
-                    n_cat = max(2, X.iloc[train].nunique().max())
-                    prior = None if prior_of is None else prior_of(strength, n_cat)
-                    model = NaiveBayes(_declaration(X, features, prior))
-                    with warnings.catch_warnings():  # (zeros and unseen values: scored)
-                        warnings.simplefilter("ignore", ZeroProbabilityWarning)
-                        warnings.simplefilter("ignore", UnseenValuesWarning)
-                        fit = model.fit(X.iloc[train], y.iloc[train], estimate=estimate)
-                        proba, dead = _aligned(fit, X.iloc[test], labels)
-                    scores.append({**_scores(codes[test], proba), "no_posterior": dead})
-                    n_train = len(train)
-                row = {
-                    "estimator": name,
-                    "prior_strength": strength,
-                    "train_size": size,
-                    "n_train": n_train,
-                }
-                row.update(pd.DataFrame(scores).mean().to_dict())
-                rows.append(row)
+    n_fits = (1 + (len(ESTIMATORS) - 1) * len(strengths)) * len(train_sizes) * len(folds)
+    with progress(n_fits, "cross-validating the estimators") as advance:
+        for name, estimate, prior_of in ESTIMATORS:
+            for strength in [np.nan] if prior_of is None else strengths:
+                for size in train_sizes:
+                    rows.append(
+                        _cross_validated(
+                            X,
+                            y,
+                            codes,
+                            labels,
+                            folds,
+                            features,
+                            name,
+                            estimate,
+                            prior_of,
+                            strength,
+                            size,
+                            rng,
+                            advance,
+                        )
+                    )
     return pd.DataFrame(rows)
+
+
+def _cross_validated(
+    X, y, codes, labels, folds, features, name, estimate, prior_of, strength, size, rng, advance
+) -> dict:
+    """One row of :func:`compare`: the scores of one estimator, prior strength and
+    training size, averaged over the folds."""
+    from bayesnb.naive_bayes import NaiveBayes
+
+    scores = []
+    for test in folds:
+        train = np.setdiff1d(np.arange(len(X)), test)
+        keep = max(len(labels), round(size * len(train)))
+        train = np.sort(rng.permutation(train)[:keep])
+        n_cat = max(2, X.iloc[train].nunique().max())
+        prior = None if prior_of is None else prior_of(strength, n_cat)
+        model = NaiveBayes(_declaration(X, features, prior))
+        with warnings.catch_warnings():  # (zeros and unseen values: scored)
+            warnings.simplefilter("ignore", ZeroProbabilityWarning)
+            warnings.simplefilter("ignore", UnseenValuesWarning)
+            fit = model.fit(X.iloc[train], y.iloc[train], estimate=estimate)
+            proba, dead = _aligned(fit, X.iloc[test], labels)
+        scores.append({**_scores(codes[test], proba), "no_posterior": dead})
+        advance()
+    row = {"estimator": name, "prior_strength": strength, "train_size": size, "n_train": keep}
+    row.update(pd.DataFrame(scores).mean().to_dict())
+    return row
 
 
 def _declaration(X: pd.DataFrame, features, prior) -> dict:
@@ -242,9 +264,16 @@ def cluster_report(
     if not ks or ks[0] < 1 or ks != list(range(ks[0], ks[-1] + 1)):
         raise InputError(f"k_values must be consecutive ints >= 1; got {list(k_values)!r}.")
     model = NaiveBayes() if model is None else model
-    table, fits = compare_components(
-        model, data, ks[-1], k_min=ks[0], random_state=random_state, return_fits=True, **options
-    )
+    with progress(len(ks), "fitting the mixtures over K") as advance:
+        rows, fits = [], {}
+        for K in ks:  # one K at a time, for the bar
+            row, fitted = compare_components(
+                model, data, K, k_min=K, random_state=random_state, return_fits=True, **options
+            )
+            rows.append(row)
+            fits.update(fitted)
+            advance()
+    table = pd.concat(rows)
     k = int(table["bic"].idxmin())
     out = {"choice": table, "k": k, "fit": fits[k], "report": fits[k].report()}
     if method != "em":

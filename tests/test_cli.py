@@ -102,3 +102,27 @@ def test_bad_input_is_one_line_and_status_2(args, message, votes_csv, tmp_path):
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+
+
+def test_progress_bars_show_only_when_asked_or_on_a_terminal(capsys):
+    """Off the terminal (captured output) no bar is drawn by default; forced on, the
+    cross-validation's bar draws on stderr; --quiet's False silences it again."""
+    from bayesnb import _progress
+
+    tennis = bnb.datasets.play_tennis()
+    try:
+        bnb.show_progress(None)
+        bnb.compare(tennis, "play", train_sizes=(1.0,), n_splits=2)
+        assert capsys.readouterr().err == ""
+        bnb.show_progress(True)
+        with _progress.progress(3, "counting") as advance:
+            for _ in range(3):
+                advance()
+        assert "counting" in capsys.readouterr().err
+        bnb.show_progress(False)
+        bnb.compare(tennis, "play", train_sizes=(1.0,), n_splits=2)
+        assert capsys.readouterr().err == ""
+    finally:
+        bnb.show_progress(None)
+    with pytest.raises(TypeError, match="True, False or None"):
+        bnb.show_progress("yes")
