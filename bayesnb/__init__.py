@@ -5,8 +5,9 @@ likelihood per feature, each with its conjugate prior) and fit it with maximum
 likelihood, MAP or the full posterior predictive.
 """
 
-from bayesnb import datasets, errors
+from bayesnb import bayesnet, datasets, errors
 from bayesnb._progress import show_progress
+from bayesnb.bayesnet import BayesNet
 from bayesnb.compare import compare_fits
 from bayesnb.density import DensityFit
 from bayesnb.errors import (
@@ -58,6 +59,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BayesNBError",
+    "BayesNet",
     "Bernoulli",
     "Beta",
     "Binned",
@@ -80,6 +82,7 @@ __all__ = [
     "PointMass",
     "ZeroLikelihoodError",
     "ZeroProbabilityWarning",
+    "bayesnet",
     "cluster_report",
     "compare",
     "compare_components",

@@ -1,0 +1,358 @@
+"""Beyond the naive assumption (seed 004): independence in discrete joint tables, tests
+of conditional independence from data, discrete Bayes nets estimated by the package's
+Dirichlet estimators, d-separation and the IC algorithm.
+
+A joint table is an ``xarray.DataArray`` with one dim per variable (coordinates: the
+variable's values) holding probabilities that sum to 1. A graph is a
+``networkx.DiGraph``; d-separation is networkx's ``is_d_separator``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesnb.errors import InputError
+from bayesnb.priors import Dirichlet, check_estimate
+
+__all__ = [
+    "BayesNet",
+    "conditional",
+    "d_separated",
+    "g2_test",
+    "ic",
+    "is_independent",
+    "joint_table",
+    "marginal",
+    "markovian_parents",
+    "random_cpts",
+    "sprinkler",
+]
+
+
+def _nx():
+    import networkx as nx  # imported on use
+
+    return nx
+
+
+def _names(value) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return list(value)
+
+
+# -- independence in a joint table --------------------------------------------------------
+def marginal(table: xr.DataArray, keep) -> xr.DataArray:
+    """The joint table summed over every variable not in ``keep``."""
+    keep = _names(keep)
+    missing = [v for v in keep if v not in table.dims]
+    if missing:
+        raise InputError(f"the table has no variable(s) {missing!r}; it has {list(table.dims)}.")
+    return table.sum([d for d in table.dims if d not in keep])
+
+
+def conditional(table: xr.DataArray, of, given=()) -> xr.DataArray:
+    """:math:`P(\\text{of} \\mid \\text{given})` as a table over both (NaN where the
+    condition has probability 0)."""
+    of, given = _names(of), _names(given)
+    joint = marginal(table, of + given)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return joint / marginal(table, given) if given else joint
+
+
+def is_independent(table: xr.DataArray, x, y, given=(), tol: float = 1e-12) -> bool:
+    """Whether :math:`X \\perp Y \\mid Z` in the joint ``table``: :math:`P(x, y, z)
+    P(z) = P(x, z) P(y, z)` for every value, to ``tol`` (no division, so values of
+    probability 0 need no care). ``x``, ``y`` and ``given`` are names or lists of
+    names (sets of variables)."""
+    x, y, z = _names(x), _names(y), _names(given)
+    if set(x) & set(y) or (set(x) | set(y)) & set(z):
+        raise InputError("x, y and given must be disjoint sets of variables.")
+    pxyz = marginal(table, x + y + z)
+    pz = marginal(table, z) if z else 1.0
+    gap = pxyz * pz - marginal(table, x + z) * marginal(table, y + z)
+    return bool(np.abs(gap).max() <= tol)
+
+
+# -- graphs -------------------------------------------------------------------------------
+def sprinkler():
+    """The seed's sprinkler network: X1 (season) → X2 (sprinkler), X1 → X3 (rain),
+    X2 → X4 (wet), X3 → X4, X4 → X5 (slippery)."""
+    nx = _nx()
+    return nx.DiGraph([("X1", "X2"), ("X1", "X3"), ("X2", "X4"), ("X3", "X4"), ("X4", "X5")])
+
+
+def d_separated(graph, x, y, given=()) -> bool:
+    """Whether ``x`` and ``y`` are d-separated by ``given`` in the DAG ``graph``
+    (networkx's ``is_d_separator``)."""
+    return bool(_nx().is_d_separator(graph, set(_names(x)), set(_names(y)), set(_names(given))))
+
+
+def random_cpts(graph, cards: dict | int = 2, random_state=None, concentration: float = 1.0):
+    """A random conditional probability table per node, :math:`P(v \\mid
+    \\text{parents})` as a DataArray over ``(*parents, v)``, every row drawn from
+    Dirichlet(``concentration``); ``cards``: the number of values of every node (one
+    int for all)."""
+    rng = np.random.default_rng(random_state)
+    card = (lambda v: cards) if isinstance(cards, int) else cards.__getitem__
+    out = {}
+    for node in _nx().topological_sort(graph):
+        parents = list(graph.predecessors(node))
+        shape = [card(p) for p in parents]
+        probs = rng.dirichlet(np.full(card(node), concentration), size=tuple(shape) or None)
+        dims = [*parents, node]
+        out[node] = xr.DataArray(
+            np.asarray(probs).reshape(*shape, card(node)),
+            dims=dims,
+            coords={d: np.arange(card(d)) for d in dims},
+        )
+    return out
+
+
+def joint_table(graph, cpts: dict) -> xr.DataArray:
+    """The joint table of the Bayes net: the product of its nodes' tables, over the
+    nodes in topological order."""
+    order = list(_nx().topological_sort(graph))
+    table = xr.DataArray(1.0)
+    for node in order:
+        table = table * cpts[node]
+    return table.transpose(*order)
+
+
+# -- tests of conditional independence from data ------------------------------------------
+def g2_test(data: pd.DataFrame, x: str, y: str, given=(), alpha: float = 0.01) -> dict:
+    """The G² test of :math:`X \\perp Y \\mid Z` from counts: :math:`G^2 = 2\\sum
+    n_{xyz}\\log(n_{xyz} n_z / (n_{xz} n_{yz}))`, its degrees of freedom
+    :math:`(|X|-1)(|Y|-1)` per observed configuration of Z, and the conditional mutual
+    information :math:`G^2/(2n)` in nats. Rows missing any of the variables are left
+    out. Returns ``{"g2", "df", "p_value", "cmi", "independent"}`` (p > ``alpha``)."""
+    from scipy import stats
+
+    z = _names(given)
+    cols = [x, y, *z]
+    frame = data[cols].dropna()
+    n = len(frame)
+    if n == 0:
+        raise InputError(f"no row has all of {cols!r} observed.")
+    counts = frame.groupby(cols, observed=True).size()
+    g2, df = 0.0, 0
+    groups = [((), counts)] if not z else counts.groupby(level=list(range(2, 2 + len(z))))
+    for _, part in groups:
+        table = part.groupby(level=[0, 1]).sum().unstack(fill_value=0).to_numpy(dtype=float)
+        total = table.sum()
+        expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / total
+        seen = table > 0
+        g2 += 2.0 * float(np.sum(table[seen] * np.log(table[seen] / expected[seen])))
+        df += max(0, (table.shape[0] - 1) * (table.shape[1] - 1))
+    p = float(stats.chi2.sf(g2, df)) if df > 0 else 1.0
+    return {"g2": g2, "df": df, "p_value": p, "cmi": g2 / (2.0 * n), "independent": p > alpha}
+
+
+# -- the IC algorithm -------------------------------------------------------------------------
+def ic(variables, independent, max_given: int | None = None):
+    """The IC algorithm (Verma and Pearl): the pattern (CPDAG) of the DAGs compatible
+    with the independences ``independent(x, y, given)`` reports.
+
+    1. Every pair without a screening-off set S (``independent(x, y, S)``, S over the
+       other variables, smallest first, up to ``max_given``) is joined by an edge.
+    2. Every non-adjacent pair X, Y with a common neighbour Z outside S(X, Y) becomes
+       the v-structure X → Z ← Y.
+    3. Edges are oriented where any other orientation would make a cycle or a new
+       v-structure (Meek's rules 1–3), until nothing changes.
+
+    Returns a ``networkx.DiGraph``: a directed edge once, an undirected edge as arcs
+    both ways, with the separating sets in ``graph.graph["sepsets"]``.
+    """
+    nx = _nx()
+    variables = list(variables)
+    limit = len(variables) - 2 if max_given is None else max_given
+    adjacent = {v: set(variables) - {v} for v in variables}
+    sepsets: dict = {}
+    for x, y in itertools.combinations(variables, 2):
+        others = [v for v in variables if v not in (x, y)]
+        for size in range(min(limit, len(others)) + 1):
+            found = next(
+                (s for s in itertools.combinations(others, size) if independent(x, y, list(s))),
+                None,
+            )
+            if found is not None:
+                sepsets[frozenset((x, y))] = set(found)
+                adjacent[x].discard(y)
+                adjacent[y].discard(x)
+                break
+    graph = nx.DiGraph()
+    graph.add_nodes_from(variables)
+    for x in variables:
+        for y in adjacent[x]:
+            graph.add_edge(x, y)  # undirected: both ways
+    for z in variables:
+        for x, y in itertools.combinations(sorted(adjacent[z], key=variables.index), 2):
+            if y in adjacent[x]:
+                continue
+            if z not in sepsets.get(frozenset((x, y)), set()):
+                graph.remove_edges_from([(z, x), (z, y)])  # x → z ← y
+    _meek(graph)
+    graph.graph["sepsets"] = sepsets
+    return graph
+
+
+def _meek(graph) -> None:
+    def undirected(a, b):
+        return graph.has_edge(a, b) and graph.has_edge(b, a)
+
+    def directed(a, b):
+        return graph.has_edge(a, b) and not graph.has_edge(b, a)
+
+    def adjacent(a, b):
+        return graph.has_edge(a, b) or graph.has_edge(b, a)
+
+    changed = True
+    while changed:
+        changed = False
+        for a, b in list(graph.edges):
+            if not undirected(a, b):
+                continue
+            # R1: c → a — b, c and b not adjacent: a → b
+            r1 = any(directed(c, a) and not adjacent(c, b) for c in graph.nodes if c != b)
+            # R2: a → c → b and a — b: a → b
+            r2 = any(directed(a, c) and directed(c, b) for c in graph.nodes)
+            # R3: a — c → b, a — d → b, c and d not adjacent: a → b
+            mids = [c for c in graph.nodes if undirected(a, c) and directed(c, b)]
+            r3 = any(not adjacent(c, d) for c, d in itertools.combinations(mids, 2))
+            if r1 or r2 or r3:
+                graph.remove_edge(b, a)
+                changed = True
+
+
+# -- discrete Bayes nets ------------------------------------------------------------------------
+class BayesNet:
+    """A discrete Bayes net over a DAG, every node's table :math:`P(v \\mid
+    \\text{parents})` estimated like a naive Bayes feature: its counts per
+    configuration of the parents (the parents' joint value playing the class's role)
+    under a Dirichlet prior, by ``"ml"``, ``"map"`` or ``"mean"``.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        The DAG over the data's columns.
+    prior : Dirichlet, default Dirichlet(1.0)
+        Every table row's prior.
+
+    Notes
+    -----
+    A naive Bayes is the net whose only edges run from the class to every feature;
+    its :meth:`query` of the class given the features is ``NaiveBayes``'s
+    ``predict_proba`` under the same estimate. A row with a missing value in a node
+    or its parents is left out of that node's counts (available cases).
+    """
+
+    def __init__(self, graph, prior: Dirichlet | None = None):
+        nx = _nx()
+        if not isinstance(graph, nx.DiGraph) or not nx.is_directed_acyclic_graph(graph):
+            raise InputError("graph must be a networkx.DiGraph without cycles.")
+        self.graph = graph
+        self.prior = Dirichlet(1.0) if prior is None else prior
+        self.order = list(nx.topological_sort(graph))
+        self.cpts: dict = {}
+        self.values: dict = {}
+
+    def fit(self, data: pd.DataFrame, estimate: str = "mean") -> BayesNet:
+        """Every node's table from ``data`` (one column per node)."""
+        check_estimate(estimate)
+        if estimate == "predictive":
+            estimate = "mean"  # one draw's predictive is the posterior mean
+        missing = [v for v in self.order if v not in data.columns]
+        if missing:
+            raise InputError(f"data lacks the node column(s) {missing!r}.")
+        self.values = {v: sorted(data[v].dropna().unique(), key=str) for v in self.order}
+        for node in self.order:
+            parents = list(self.graph.predecessors(node))
+            cols = [*parents, node]
+            rows = data[cols].dropna()
+            codes = [
+                pd.Categorical(rows[c], categories=self.values[c]).codes.astype(np.intp)
+                for c in cols
+            ]
+            shape = tuple(len(self.values[c]) for c in cols)
+            counts = np.zeros(shape)
+            np.add.at(counts, tuple(codes), 1.0)
+            alpha = np.broadcast_to(self.prior.with_categories(shape[-1]).alpha, shape)
+            logp = Dirichlet(alpha).point_estimate(counts, estimate, what=f"node {node!r}")
+            self.cpts[node] = xr.DataArray(
+                np.exp(logp), dims=cols, coords={c: self.values[c] for c in cols}
+            )
+        return self
+
+    def joint(self) -> xr.DataArray:
+        """The joint table (every configuration: for small nets)."""
+        table = xr.DataArray(1.0)
+        for node in self.order:
+            table = table * self.cpts[node]
+        return table.transpose(*self.order)
+
+    def query(self, target: str, evidence: dict | None = None) -> xr.DataArray:
+        """:math:`P(\\text{target} \\mid \\text{evidence})` by enumeration of the joint
+        table."""
+        table = self.joint()
+        if evidence:
+            table = table.sel(evidence)
+        post = table.sum([d for d in table.dims if d != target])
+        return post / post.sum()
+
+    def log_prob(self, rows: pd.DataFrame) -> np.ndarray:
+        """Every row's log joint probability (all nodes observed)."""
+        total = np.zeros(len(rows))
+        for node in self.order:
+            cpt = self.cpts[node]
+            sel = {d: xr.DataArray(rows[d].to_numpy(), dims="row") for d in cpt.dims}
+            total += np.log(cpt.sel(sel).values)
+        return total
+
+    def sample(self, n: int, random_state=None) -> pd.DataFrame:
+        """``n`` rows drawn ancestrally (every node after its parents)."""
+        rng = np.random.default_rng(random_state)
+        codes: dict = {}
+        for node in self.order:
+            cpt = self.cpts[node]
+            parents = [d for d in cpt.dims if d != node]
+            rows = (
+                cpt.isel({p: xr.DataArray(codes[p], dims="row") for p in parents})
+                .transpose("row", node)
+                .values
+                if parents
+                else np.broadcast_to(cpt.values, (n, cpt.sizes[node]))
+            )
+            u = rng.random(n)[:, None]
+            codes[node] = (u > np.cumsum(rows, axis=1)).sum(axis=1).clip(max=rows.shape[1] - 1)
+        return pd.DataFrame(
+            {v: np.asarray(self.values[v], dtype=object)[codes[v]] for v in self.order}
+        )
+
+
+def markovian_parents(table: xr.DataArray, order: list, tol: float = 1e-12) -> dict:
+    """Every variable's Markovian parents in ``order`` (seed 004): the smallest set of
+    its predecessors that screens it off from the rest of them in the joint ``table``
+    (the first such set of that size, in the order)."""
+    out = {}
+    for j, v in enumerate(order):
+        before = order[:j]
+        for size in range(len(before) + 1):
+            found = next(
+                (
+                    set(s)
+                    for s in itertools.combinations(before, size)
+                    if not (set(before) - set(s))
+                    or is_independent(table, v, sorted(set(before) - set(s)), list(s), tol)
+                ),
+                None,
+            )
+            if found is not None:
+                out[v] = found
+                break
+    return out

@@ -1,0 +1,169 @@
+"""Seed 004's Bayes-net ideas: independence in joint tables, d-separation against brute
+force, Markovian parents, the IC algorithm, and naive Bayes as a special Bayes net."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import bayesnb as bnb
+from bayesnb import bayesnet as bn
+
+NODES = ["X1", "X2", "X3", "X4", "X5"]
+
+
+@pytest.fixture(scope="module")
+def sprinkler_joint():
+    graph = bn.sprinkler()
+    return graph, bn.joint_table(graph, bn.random_cpts(graph, 2, random_state=0))
+
+
+def test_every_d_separation_matches_the_factorized_table(sprinkler_joint):
+    """Every statement X ⊥ Y | Z over the five variables with |Z| <= 2: d-separation
+    in the graph holds exactly when the joint table built from random CPTs shows the
+    independence (to 1e-12; a dependence shows far above it)."""
+    graph, table = sprinkler_joint
+    assert float(table.sum()) == pytest.approx(1.0, abs=1e-14)
+    checked = 0
+    for x, y in itertools.combinations(NODES, 2):
+        others = [v for v in NODES if v not in (x, y)]
+        for size in range(3):
+            for given in itertools.combinations(others, size):
+                separated = bn.d_separated(graph, x, y, given)
+                assert bn.is_independent(table, x, y, given, tol=1e-12) == separated
+                checked += 1
+    assert checked == 10 * (1 + 3 + 3)
+
+
+def test_the_seeds_statements(sprinkler_joint):
+    """X5 ⊥ X1 | X4; X4's Markovian parents screen it off; the axioms.
+
+    The seed writes P(X4 | X1, X2, X3, X5) = P(X4 | X2, X3). With X5 in the condition
+    that is a slip: X5 is X4's child, and knowing it changes X4's distribution. The
+    Markovian-parents statement it illustrates conditions on X4's predecessors in the
+    ordering, P(X4 | X1, X2, X3) = P(X4 | X2, X3), which holds; the seed's version does
+    not."""
+    _, table = sprinkler_joint
+    assert bn.is_independent(table, "X5", "X1", "X4")
+    direct = bn.conditional(table, "X4", ["X2", "X3"])
+    before = bn.conditional(table, "X4", ["X1", "X2", "X3"])
+    np.testing.assert_allclose((before - direct).values, 0.0, atol=1e-12)
+    with_child = bn.conditional(table, "X4", ["X1", "X2", "X3", "X5"])
+    assert np.abs((with_child - direct).values).max() > 1e-3  # the seed's slip
+    # symmetry and decomposition: X5 ⊥ {X1, X2} | X4 gives X5 ⊥ X1 | X4, and back
+    assert bn.is_independent(table, "X5", ["X1", "X2"], "X4")
+    assert bn.is_independent(table, ["X1", "X2"], "X5", "X4")
+    assert not bn.is_independent(table, "X2", "X3", ["X1", "X4"])  # the collider opened
+    # the exercise: independence iff P(A | B) = P(A)
+    pa = bn.marginal(table, "X2")
+    pab = bn.conditional(table, "X2", "X5")
+    assert not np.allclose((pab - pa).values, 0.0)
+
+
+def test_markovian_parents_of_the_sprinkler(sprinkler_joint):
+    _, table = sprinkler_joint
+    parents = bn.markovian_parents(table, NODES)
+    assert parents == {
+        "X1": set(),
+        "X2": {"X1"},
+        "X3": {"X1"},
+        "X4": {"X2", "X3"},
+        "X5": {"X4"},
+    }
+
+
+def test_the_collider_gpa_admission_personality():
+    nx = pytest.importorskip("networkx")
+    graph = nx.DiGraph([("GPA", "Admission"), ("Personality", "Admission")])
+    table = bn.joint_table(graph, bn.random_cpts(graph, 2, random_state=3))
+    assert bn.d_separated(graph, "GPA", "Personality")
+    assert bn.is_independent(table, "GPA", "Personality")
+    assert not bn.is_independent(table, "GPA", "Personality", "Admission")
+
+
+def _cpdag_edges(graph):
+    directed = {(a, b) for a, b in graph.edges if not graph.has_edge(b, a)}
+    undirected = {frozenset((a, b)) for a, b in graph.edges if graph.has_edge(b, a)}
+    return directed, undirected
+
+
+def test_ic_with_an_oracle_recovers_the_sprinklers_pattern():
+    """The seed's walk-through: X1 − X2 and X1 − X3 stay undirected, X2 → X4 ← X3 (X1
+    screens X2 from X3, X4 does not), then X4 → X5 (else a new v-structure)."""
+    dag = bn.sprinkler()
+    pattern = bn.ic(NODES, lambda x, y, s: bn.d_separated(dag, x, y, s))
+    directed, undirected = _cpdag_edges(pattern)
+    assert directed == {("X2", "X4"), ("X3", "X4"), ("X4", "X5")}
+    assert undirected == {frozenset(("X1", "X2")), frozenset(("X1", "X3"))}
+    assert pattern.graph["sepsets"][frozenset(("X2", "X3"))] == {"X1"}
+
+
+def test_ic_with_data_recovers_it_too():
+    """20 000 rows drawn from the sprinkler with strong effects, independence by the G²
+    test at 0.001: the same pattern."""
+    import xarray as xr
+
+    dag = bn.sprinkler()
+    tables = {  # P(v = 1 | parents), every effect strong
+        "X1": np.array(0.5),
+        "X2": np.array([0.1, 0.7]),
+        "X3": np.array([0.8, 0.2]),
+        "X4": np.array([[0.05, 0.8], [0.8, 0.95]]),
+        "X5": np.array([0.1, 0.8]),
+    }
+    cpts = {}
+    for node, p1 in tables.items():
+        dims = [*dag.predecessors(node), node]
+        cpts[node] = xr.DataArray(np.stack([1 - p1, p1], axis=-1), dims=dims)
+    net = bn.BayesNet(dag)
+    net.cpts, net.values = cpts, {v: [0, 1] for v in NODES}
+    data = net.sample(20_000, random_state=2).astype(int)
+    pattern = bn.ic(NODES, lambda x, y, s: bn.g2_test(data, x, y, s, alpha=0.001)["independent"])
+    directed, undirected = _cpdag_edges(pattern)
+    assert directed == {("X2", "X4"), ("X3", "X4"), ("X4", "X5")}
+    assert undirected == {frozenset(("X1", "X2")), frozenset(("X1", "X3"))}
+
+
+def test_g2_against_scipy_and_the_mutual_information():
+    from scipy.stats import chi2_contingency
+
+    rng = np.random.default_rng(4)
+    import pandas as pd
+
+    a = rng.integers(0, 3, 500)
+    b = (a + rng.integers(0, 2, 500)) % 3
+    frame = pd.DataFrame({"a": a, "b": b})
+    out = bn.g2_test(frame, "a", "b")
+    table = pd.crosstab(frame["a"], frame["b"]).to_numpy()
+    g, p, dof, _ = chi2_contingency(table, correction=False, lambda_="log-likelihood")
+    assert out["g2"] == pytest.approx(g, rel=1e-12)
+    assert out["df"] == dof and out["p_value"] == pytest.approx(p, rel=1e-9)
+    joint = table / table.sum()
+    seen = joint > 0
+    ratio = joint[seen] / np.outer(joint.sum(1), joint.sum(0))[seen]
+    mi = float(np.sum(joint[seen] * np.log(ratio)))
+    assert out["cmi"] == pytest.approx(mi, rel=1e-12)
+
+
+@pytest.mark.parametrize("estimate", ["ml", "map", "mean"])
+def test_naive_bayes_is_the_special_case(estimate):
+    """The class as every feature's only parent: the net's P(class | features) is
+    NaiveBayes's predict_proba under the same estimate and Dirichlet(2) priors."""
+    nx = pytest.importorskip("networkx")
+    tennis = bnb.datasets.play_tennis()
+    features = [c for c in tennis.columns if c != "play"]
+    net = bn.BayesNet(nx.DiGraph([("play", f) for f in features]), prior=bnb.Dirichlet(2.0))
+    model = bnb.NaiveBayes(
+        {f: bnb.Categorical(bnb.Dirichlet(2.0)) for f in features},
+        class_prior=bnb.Dirichlet(2.0),
+    )
+    with warnings.catch_warnings():  # ML's zero counts warn on both sides
+        warnings.simplefilter("ignore", bnb.ZeroProbabilityWarning)
+        net.fit(tennis, estimate=estimate)
+        fit = model.fit(tennis, target="play", estimate=estimate)
+    rows = tennis[features]
+    expected = fit.predict_proba(rows)
+    for i in range(len(rows)):
+        post = net.query("play", rows.iloc[i].to_dict())
+        np.testing.assert_allclose(post.sel(play=fit.labels).values, expected[i], rtol=1e-12)
