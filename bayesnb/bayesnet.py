@@ -22,6 +22,7 @@ __all__ = [
     "BayesNet",
     "conditional",
     "d_separated",
+    "equivalent",
     "g2_test",
     "ic",
     "is_independent",
@@ -30,6 +31,7 @@ __all__ = [
     "markovian_parents",
     "random_cpts",
     "sprinkler",
+    "v_structures",
 ]
 
 
@@ -123,6 +125,28 @@ def joint_table(graph, cpts: dict) -> xr.DataArray:
     for node in order:
         table = table * cpts[node]
     return table.transpose(*order)
+
+
+def v_structures(graph) -> set:
+    """The DAG's v-structures (colliders) ``(a, c, b)``, a → c ← b with a and b not
+    adjacent (a before b in sorted order)."""
+    out = set()
+    for c in graph.nodes:
+        parents = sorted(graph.predecessors(c), key=str)
+        for a, b in itertools.combinations(parents, 2):
+            if not (graph.has_edge(a, b) or graph.has_edge(b, a)):
+                out.add((a, c, b))
+    return out
+
+
+def equivalent(first, second) -> bool:
+    """Whether two DAGs are observationally equivalent (seed 004): the same
+    adjacencies and the same v-structures."""
+
+    def skeleton(g):
+        return {frozenset(e) for e in g.edges}
+
+    return skeleton(first) == skeleton(second) and v_structures(first) == v_structures(second)
 
 
 # -- tests of conditional independence from data ------------------------------------------

@@ -167,3 +167,15 @@ def test_naive_bayes_is_the_special_case(estimate):
     for i in range(len(rows)):
         post = net.query("play", rows.iloc[i].to_dict())
         np.testing.assert_allclose(post.sel(play=fit.labels).values, expected[i], rtol=1e-12)
+
+
+def test_observational_equivalence_as_the_seed_says():
+    """Reversing X1 → X2 keeps the adjacencies and the v-structures (equivalent);
+    reversing X2 → X4 or X4 → X5 changes the v-structures (not equivalent)."""
+    dag = bn.sprinkler()
+    assert bn.v_structures(dag) == {("X2", "X4", "X3")}
+    for edge, same in ((("X1", "X2"), True), (("X2", "X4"), False), (("X4", "X5"), False)):
+        other = dag.copy()
+        other.remove_edge(*edge)
+        other.add_edge(*edge[::-1])
+        assert bn.equivalent(dag, other) == same
