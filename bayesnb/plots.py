@@ -15,7 +15,9 @@ so that users can place the plots in figures of their own:
   relabelled (label switching), and :func:`mcmc_ranks`, arviz-plots' rank plot of
   either;
 * :func:`class_intervals`: the credible intervals of :math:`P(c \\mid x)` of a few
-  rows.
+  rows;
+* :func:`naive_assumption_heatmap`: every feature pair's conditional mutual
+  information given the class.
 """
 
 from __future__ import annotations
@@ -217,4 +219,23 @@ def class_intervals(intervals, rows=None, ax=None):
     ax.set_ylim(-0.02, 1.02)
     ax.set_title("posterior mean and credible interval of P(class | row)")
     ax.legend(fontsize=8)
+    return ax
+
+
+def naive_assumption_heatmap(table, ax=None):
+    """The conditional mutual information of every pair of features given the class
+    (from :func:`bayesnb.bayesnet.naive_assumption_diagnostic`), as a symmetric
+    heatmap: the bright cells are the pairs naive Bayes treats as independent but are
+    not."""
+    ax = _axes(ax)
+    names = sorted(set(table["a"]) | set(table["b"]), key=str)
+    at = {name: i for i, name in enumerate(names)}
+    grid = np.zeros((len(names), len(names)))
+    for row in table.itertuples():
+        grid[at[row.a], at[row.b]] = grid[at[row.b], at[row.a]] = row.cmi
+    image = ax.imshow(grid, cmap="viridis")
+    ax.set_xticks(range(len(names)), names, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.figure.colorbar(image, ax=ax, label="I(a; b | class), nats")
+    ax.set_title("dependence between features given the class")
     return ax
