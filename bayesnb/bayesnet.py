@@ -323,10 +323,7 @@ class BayesNet:
 
     def joint(self) -> xr.DataArray:
         """The joint table (every configuration: for small nets)."""
-        table = xr.DataArray(1.0)
-        for node in self.order:
-            table = table * self.cpts[node]
-        return table.transpose(*self.order)
+        return joint_table(self.graph, self.cpts)
 
     def query(self, target: str, evidence: dict | None = None) -> xr.DataArray:
         """:math:`P(\\text{target} \\mid \\text{evidence})` by enumeration of the joint

@@ -28,7 +28,7 @@ app = typer.Typer(
     help="Naive Bayes and mixtures, the Bayesian way: compare estimators, cluster, report.",
 )
 
-READERS = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
+READERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 FAMILIES = {
     "bernoulli": lambda: bnb.Bernoulli(),
     "categorical": lambda: bnb.Categorical(),
@@ -75,8 +75,7 @@ def read_table(path: str) -> pd.DataFrame:
         raise Usage(
             f"cannot read {path!r}: give a .csv, .tsv or .parquet file (got {suffix or 'none'})."
         )
-    sep = READERS[suffix]
-    return pd.read_csv(file, sep=sep, engine="python" if sep is None else "c")
+    return pd.read_csv(file, sep=READERS[suffix])
 
 
 def parse_features(spec: str | None, columns: list):

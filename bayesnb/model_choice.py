@@ -93,16 +93,7 @@ def compare_components(
     for K in range(int(k_min), int(k_max) + 1):
         fit = model.cluster(X, K, **options)
         fits[K] = fit
-        row = {
-            "n_components": K,
-            "log_likelihood": fit.log_likelihood,
-            "objective": fit.objective,
-            "n_parameters": fit.n_parameters(),
-            "aic": fit.aic,
-            "bic": fit.bic,
-            "icl": fit.icl,
-            "cheeseman_stutz": cheeseman_stutz(fit, X),
-        }
+        row = {"n_components": K, **_criteria(fit), "cheeseman_stutz": cheeseman_stutz(fit, X)}
         if not _unpatterned_kinds(fit):
             row.update(pattern_statistics(fit, X))
         row.update({"n_iter": fit.n_iter, "converged": fit.converged})
@@ -172,12 +163,7 @@ def compare_covariances(
             rows.append(
                 {
                     **row,
-                    "log_likelihood": fit.log_likelihood,
-                    "objective": fit.objective,
-                    "n_parameters": fit.n_parameters(),
-                    "aic": fit.aic,
-                    "bic": fit.bic,
-                    "icl": fit.icl,
+                    **_criteria(fit),
                     "n_iter": fit.n_iter,
                     "converged": fit.converged,
                     "error": "",
@@ -185,6 +171,18 @@ def compare_covariances(
             )
     table = pd.DataFrame(rows).set_index(["covariance", "n_components"])
     return (table, fits) if return_fits else table
+
+
+def _criteria(fit) -> dict:
+    """A mixture fit's log-likelihood, objective, free parameters, AIC, BIC and ICL."""
+    return {
+        "log_likelihood": fit.log_likelihood,
+        "objective": fit.objective,
+        "n_parameters": fit.n_parameters(),
+        "aic": fit.aic,
+        "bic": fit.bic,
+        "icl": fit.icl,
+    }
 
 
 def cheeseman_stutz(fit, X) -> float:

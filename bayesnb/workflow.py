@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bayesnb._data import Table, declare
 from bayesnb._progress import progress
 from bayesnb.errors import InputError, UnseenValuesWarning
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, m_estimate
@@ -92,6 +93,7 @@ def compare(
     rng = np.random.default_rng(random_state)
     folds = _stratified_folds(codes, n_splits, rng)
     rows = []
+    declared = declare(features, Table(X))  # the families, inferred once from all rows
     n_fits = (1 + (len(ESTIMATORS) - 1) * len(strengths)) * len(train_sizes) * len(folds)
     with progress(n_fits, "cross-validating the estimators") as advance:
         for name, estimate, prior_of in ESTIMATORS:
@@ -104,7 +106,7 @@ def compare(
                             codes,
                             labels,
                             folds,
-                            features,
+                            declared,
                             name,
                             estimate,
                             prior_of,
@@ -118,7 +120,7 @@ def compare(
 
 
 def _cross_validated(
-    X, y, codes, labels, folds, features, name, estimate, prior_of, strength, size, rng, advance
+    X, y, codes, labels, folds, declared, name, estimate, prior_of, strength, size, rng, advance
 ) -> dict:
     """One row of :func:`compare`: the scores of one estimator, prior strength and
     training size, averaged over the folds."""
@@ -131,7 +133,7 @@ def _cross_validated(
         train = np.sort(rng.permutation(train)[:keep])
         n_cat = max(2, X.iloc[train].nunique().max())
         prior = None if prior_of is None else prior_of(strength, n_cat)
-        model = NaiveBayes(_declaration(X, features, prior))
+        model = NaiveBayes(_with_prior(declared, prior))
         with warnings.catch_warnings():  # (zeros and unseen values: scored)
             warnings.simplefilter("ignore", ZeroProbabilityWarning)
             warnings.simplefilter("ignore", UnseenValuesWarning)
@@ -144,15 +146,13 @@ def _cross_validated(
     return row
 
 
-def _declaration(X: pd.DataFrame, features, prior) -> dict:
-    """The declaration of ``X`` (``features``, or inferred) as a dict, every
-    Bernoulli and Categorical feature under ``prior`` (None: as declared)."""
+def _with_prior(declared: list, prior) -> dict:
+    """The declaration ``declared`` (``(name, family, columns)`` triples) as a dict,
+    every Bernoulli and Categorical feature under ``prior`` (None: as declared)."""
     import copy
 
-    from bayesnb._data import Table, declare
-
     out = {}
-    for name, family, columns in declare(features, Table(X)):
+    for name, family, columns in declared:
         family = copy.copy(family)
         family.columns = list(columns)
         if prior is not None and family.kind in ("bernoulli", "categorical"):

@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Iterable
 
 import numpy as np
+import xarray as xr
 
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.priors import check_estimate
@@ -275,6 +276,26 @@ class Family:
 
     def _coords(self) -> dict:
         return {self._feature_dim(): self.columns} if self.multi_column else {}
+
+    def _columns_to_xarray(self, params: dict, stats: dict | None, label_dim, labels) -> dict:
+        """``{"params", "counts"}`` of entries laid out (classes, columns), each a
+        DataArray named ``{name}_{key}`` over the label and feature dims (the label
+        alone for a single column)."""
+        dims = self._lead_dims(label_dim)
+        coords = {label_dim: labels, **self._coords()}
+        if self.n_columns == 1:
+            dims, coords = (label_dim,), {label_dim: labels}
+
+        def array(value):
+            value = np.asarray(value)
+            return xr.DataArray(
+                value if self.n_columns > 1 else value[:, 0], dims=dims, coords=coords
+            )
+
+        return {
+            "params": {f"{self.name}_{k}": array(v) for k, v in params.items()},
+            "counts": {f"{self.name}_{k}": array(v) for k, v in (stats or {}).items()},
+        }
 
     # -- sequential updating (see bayesnb.NaiveBayesFit.update) ---------------------------
     def merge_stats(self, a: dict, b: dict) -> dict:

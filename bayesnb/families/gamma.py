@@ -6,7 +6,6 @@ the current value instead of maximizing (seed 003's generalized EM)."""
 from __future__ import annotations
 
 import numpy as np
-import xarray as xr
 
 from bayesnb._lazy import special
 from bayesnb.errors import InputError
@@ -202,20 +201,7 @@ class Gamma(Family):
         return {"shape": shape, "rate": rate}
 
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
-        dims = self._lead_dims(label_dim)
-        coords = {label_dim: labels, **self._coords()}
-
-        def arr(v):
-            return np.asarray(v) if self.n_columns > 1 else np.asarray(v)[:, 0]
-
-        if self.n_columns == 1:
-            dims, coords = (label_dim,), {label_dim: labels}
-        out = {"params": {}, "counts": {}}
-        for key, value in params.items():
-            out["params"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims, coords=coords)
-        for key, value in (stats or {}).items():
-            out["counts"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims, coords=coords)
-        return out
+        return self._columns_to_xarray(params, stats, label_dim, labels)
 
     def sample(self, params, components, rng) -> np.ndarray:
         a, b = np.asarray(params["shape"]), np.asarray(params["rate"])

@@ -6,7 +6,6 @@ import copy
 import warnings
 
 import numpy as np
-import xarray as xr
 
 from bayesnb import _compiled
 from bayesnb._lazy import special
@@ -468,24 +467,10 @@ class Gaussian(Family):
         return {"mu": mu, "var": var}
 
     def to_xarray(self, params, stats, label_dim, labels) -> dict:
-        dims = self._lead_dims(label_dim)
-        coords = {label_dim: labels, **self._coords()}
-
-        def arr(v):
-            v = np.asarray(v)
-            return v if self.n_columns > 1 else v[:, 0]
-
-        if self.n_columns == 1:
-            dims, coords = (label_dim,), {label_dim: labels}
-        out = {"params": {}, "counts": {}}
-        for key, value in params.items():
-            out["params"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims, coords=coords)
+        out = self._columns_to_xarray(params, stats, label_dim, labels)
         if "var" in params and "sigma" not in params:
-            out["params"][f"{self.name}_sigma"] = xr.DataArray(
-                np.sqrt(arr(params["var"])), dims=dims, coords=coords
-            )
-        for key, value in (stats or {}).items():
-            out["counts"][f"{self.name}_{key}"] = xr.DataArray(arr(value), dims=dims, coords=coords)
+            var = out["params"][f"{self.name}_var"]
+            out["params"][f"{self.name}_sigma"] = np.sqrt(var)
         return out
 
     # -- sequential updating (see bayesnb.NaiveBayesFit.update) ---------------------------

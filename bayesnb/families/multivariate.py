@@ -12,7 +12,7 @@ from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import Labels, _as_float_matrix
 from bayesnb.families.base import Family
 from bayesnb.families.gaussian import _moments as gaussian_moments
-from bayesnb.priors import NormalInverseWishart, log_inverse_wishart
+from bayesnb.priors import NormalInverseWishart, log_inverse_wishart, log_normal_given_cov
 from bayesnb.sufficient import merge_stats
 
 LOG_2PI = np.log(2.0 * np.pi)
@@ -328,7 +328,7 @@ class MultivariateGaussian(Family):
                 if kind == "full":
                     total += prior.logpdf(mu[k], cov[k])
                 else:
-                    total += _log_normal(mu[k], prior.mu, cov[k] / prior.kappa)
+                    total += log_normal_given_cov(mu[k], prior.mu, cov[k], prior.kappa)
             if kind == "tied":
                 total += log_inverse_wishart(cov[0], prior.nu, prior.psi)
             return float(total)
@@ -512,12 +512,6 @@ class MultivariateGaussian(Family):
                 "mean (" + ", ".join(f"{v:.4g}" for v in mu[k]) + ")" for k in range(len(mu))
             ]
         }
-
-
-def _log_normal(x, mean, cov) -> float:
-    from bayesnb.priors import log_normal_given_cov
-
-    return log_normal_given_cov(x, mean, cov)
 
 
 def _log_inverse_gamma(x, alpha, beta):
