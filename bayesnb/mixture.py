@@ -39,6 +39,7 @@ from bayesnb._data import Table, check_sample_weight
 from bayesnb._em_loop import _RATE_WINDOW, _STEP_FACTOR
 from bayesnb._lazy import sparse
 from bayesnb._starts import component_labels, start_params
+from bayesnb.dask import is_dask
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.model import FittedModel, check_draw_count, estimate_all, feature_log_likelihood
 from bayesnb.priors import (
@@ -205,6 +206,7 @@ class _Problem:
         known: np.ndarray | None = None,
         sample_weight: np.ndarray | None = None,
         hard: bool = False,
+        blocks: list | None = None,
     ):
         self.labels = list(labels)
         self.hard = hard
@@ -213,8 +215,8 @@ class _Problem:
         self.table = table
         self.weights = sample_weight
         self.total_weight = float(self.n if sample_weight is None else sample_weight.sum())
-        self.blocks = model.bind(table, sample_weight)
-        self.encoded = [b.encode_repeated(table.take(b.columns)) for b in self.blocks]
+        self.blocks = model.bind(table, sample_weight) if blocks is None else blocks
+        self.encoded = self._encode(table)
         self.class_prior = model.class_prior
         self.estimates = {
             "class": class_estimate or estimate or "mean",
@@ -256,12 +258,33 @@ class _Problem:
             None if self.class_prior_shift is None else (Dirichlet(alpha + self.class_prior_shift))
         )
         self.known = known
+        self._lay_out()
+        # every block with compiled pieces: EM runs in the compiled loop
+        self.compiled = _em_loop.compile_problem(self)
+
+    def _encode(self, table: Table) -> list:
+        """Every block's encoding of its columns of ``table``, made once for all sweeps."""
+        return [b.encode_repeated(table.take(b.columns)) for b in self.blocks]
+
+    def _lay_out(self) -> None:
+        """The sweep's cache-sized row blocks and the known rows of each."""
         step = _block_rows(self.encoded, self.n)
         starts = range(0, max(self.n, 1), step)  # no rows: one empty block, zero statistics
         self.row_blocks = [slice(s, min(self.n, s + step)) for s in starts]
         self.fixed = [self._fixed_rows(rows) for rows in self.row_blocks]
-        # every block with compiled pieces: EM runs in the compiled loop
-        self.compiled = _em_loop.compile_problem(self)
+
+    @classmethod
+    def rows_part(cls, blocks: list, table: Table, K: int, weights, known, hard: bool):
+        """A part of the rows on its own, for the E-step and expected statistics of
+        :meth:`sweep` over it alone (the rows of one partition of a Dask collection):
+        the bound ``blocks``, no prior term (it enters the whole objective once)."""
+        part = cls.__new__(cls)
+        part.blocks, part.K, part.n, part.hard = blocks, K, table.n_rows, hard
+        part.weights, part.known = weights, known
+        part.prior_blocks, part.class_alpha = [], None
+        part.encoded = part._encode(table)
+        part._lay_out()
+        return part
 
     def _fixed_rows(self, rows: slice):
         """``(rows within the block, their codes)`` of the known rows of a block, or None."""
@@ -585,7 +608,7 @@ class _Problem:
     ) -> _Run:
         """:meth:`run` in Python, a sweep and an M-step at a time."""
         start = time.perf_counter()
-        buffers = (np.empty((self.K, self.n)), np.empty(self.n))  # reused by every sweep
+        buffers = self._buffers()  # reused by every sweep
         sweep = self.sweep(state, buffers)
         history = [sweep.objective]
         checkpoints = [sweep.objective]
@@ -665,6 +688,11 @@ class _Problem:
             seconds=time.perf_counter() - start,
             n_sweeps=n_sweeps,
         )
+
+    def _buffers(self):
+        """The arrays every sweep of :meth:`_run_python` fills: (K, n) responsibilities
+        and (n,) row log-likelihoods."""
+        return np.empty((self.K, self.n)), np.empty(self.n)
 
     def _try(self, theta: _State, buffers, floor: float):
         """The sweep at an extrapolated ``theta`` and the EM step from it, or None when
@@ -960,6 +988,7 @@ def fit_mixture(
     chains: int = 4,
     tune: int | None = None,
     hard: bool = False,
+    persist: bool = True,
 ) -> MixtureFit:
     """Cluster ``X`` with the naive Bayes mixture declared by ``model`` (Autoclass).
 
@@ -971,7 +1000,9 @@ def fit_mixture(
         The declaration: one family (with its prior) per feature and the Dirichlet
         prior of the component weights.
     X : DataFrame, ndarray or sparse matrix
-        The features only. Missing values (NaN/None) are marginalized exactly.
+        The features only. Missing values (NaN/None) are marginalized exactly. A Dask
+        DataFrame or array runs EM partition by partition (:func:`bayesnb.dask.cluster`,
+        where the options that differ are described).
     n_components : int or list, default 2
         The number of components K, or their names (a list; a string is not taken
         for a list of names). ``None`` takes them from ``init`` parameters.
@@ -1062,6 +1093,10 @@ def fit_mixture(
         ``MultivariateGaussian(covariance="tied-spherical")``, fixed equal weights
         (``class_prior=bnb.PointMass(...)``) and ``estimate="ml"``, it is k-means
         (Lloyd's algorithm).
+
+    persist : bool, default True
+        Dask only: keep every partition encoded on its worker between sweeps; False
+        reads the partitions again at every sweep (data beyond the cluster's memory).
 
     Returns
     -------
@@ -1164,6 +1199,32 @@ def fit_mixture(
             f"n_init={n_init} restarts need random starts, but init={_describe(init)} is "
             "deterministic. Use n_init=1, or init='random'."
         )
+    if is_dask(X):
+        if method != "em":
+            raise InputError(
+                "method='mcmc' on a Dask collection is not built: the samplers keep every "
+                "row's component. Use method='em', or sample a subset in memory."
+            )
+        from bayesnb import dask as on_dask
+
+        return on_dask.cluster(
+            model,
+            X,
+            n_components,
+            y=y,
+            estimate=estimate,
+            class_estimate=class_estimate,
+            init=init,
+            n_init=n_init,
+            max_iter=max_iter,
+            tol=tol,
+            accelerate=accelerate,
+            sample_weight=sample_weight,
+            rng=rng,
+            feature_names=feature_names,
+            hard=hard,
+            persist=persist,
+        )
 
     table = Table(X, feature_names=feature_names)
     large = table.n_rows * len(table.names) > AUTO_RESTART_ENTRIES
@@ -1205,6 +1266,17 @@ def fit_mixture(
         for restart, run in enumerate(problem.run_many(states, max_iter, tol, 0, accelerate))
     ]
 
+    fits, best = _restart_fits(problem, runs, init, max_iter, tol)
+    if method == "mcmc":
+        from bayesnb.mcmc import sample_mixture
+
+        return sample_mixture(problem, fits[best], sampler, draws, chains, tune, rng)
+    return fits[best]
+
+
+def _restart_fits(problem: _Problem, runs: list, init, max_iter: int, tol: float):
+    """Every restart's fit and the best one's index, with the warnings a stalled
+    restart or a saddle calls for."""
     fits = [MixtureFit._from_run(problem, run, init=_describe(init)) for run in runs]
     best = int(np.argmax([f.objective for f in fits]))
     for fit in fits:
@@ -1217,9 +1289,9 @@ def fit_mixture(
         which = "" if fits[best].converged or fits[best].saddle else ", the best one included"
         warnings.warn(
             f"EM reached max_iter={max_iter} without converging (tol={tol:g} per row) in "
-            f"{len(stalled)} of {n_init} restart(s){which}. Raise max_iter or tol.",
+            f"{len(stalled)} of {len(fits)} restart(s){which}. Raise max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     if fits[best].saddle:
         warnings.warn(
@@ -1230,14 +1302,10 @@ def fit_mixture(
             "this symmetric saddle, which EM cannot leave; use init='random' (the "
             "default) or a start whose components differ.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     _warn_zeros(fits[best])
-    if method == "mcmc":
-        from bayesnb.mcmc import sample_mixture
-
-        return sample_mixture(problem, fits[best], sampler, draws, chains, tune, rng)
-    return fits[best]
+    return fits, best
 
 
 def mixture_labels(n_components, y=None, init="random") -> list:
@@ -1352,7 +1420,7 @@ def _warn_zeros(fit: MixtureFit) -> None:
             "a new row showing such a value is ruled out of that component. Use "
             "estimate='map' with priors alpha > 1 to keep every probability positive.",
             ZeroProbabilityWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
 
@@ -1438,7 +1506,7 @@ class MixtureFit(FittedModel):
         fit.log_likelihood = float(run.log_likelihood)
         fit.n_iter = len(run.history) - 1
         fit.converged = bool(run.converged)
-        fit.responsibilities = np.ascontiguousarray(run.resp.T)
+        fit.responsibilities = None if run.resp is None else np.ascontiguousarray(run.resp.T)
         fit.n_samples = problem.n
         fit.total_weight = problem.total_weight
         fit.init = init

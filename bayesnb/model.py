@@ -20,6 +20,8 @@ import numpy as np
 import xarray as xr
 
 from bayesnb._data import Table
+from bayesnb.dask import is_dask
+from bayesnb.dask import predict as dask_predict
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import FAMILIES, Family
 from bayesnb.families._kernels import value_array
@@ -373,8 +375,12 @@ class FittedModel:
     def joint_log_likelihood(self, X) -> np.ndarray:
         """``log P(c) + sum_i log p(x_i | c)`` for every row and class, shape (n, K).
 
-        A missing value contributes nothing: its factor is marginalized exactly.
+        A missing value contributes nothing: its factor is marginalized exactly. A Dask
+        collection gives a Dask collection (:func:`bayesnb.dask.predict`), here and in
+        the other ``predict`` methods.
         """
+        if is_dask(X):
+            return dask_predict(self, X, "joint_log_likelihood")
         return self._scores(X)
 
     def predict_log_proba(self, X) -> np.ndarray:
@@ -383,10 +389,14 @@ class FittedModel:
         A row whose likelihood is 0 under every class raises
         :class:`bayesnb.errors.ZeroLikelihoodError` (as do :meth:`predict_proba` and
         :meth:`predict`)."""
+        if is_dask(X):
+            return dask_predict(self, X, "predict_log_proba")
         return log_normalize(self._posterior_scores(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior class probabilities, shape (n, K), columns in ``labels`` order."""
+        if is_dask(X):
+            return dask_predict(self, X, "predict_proba")
         return normalize(self._posterior_scores(X))
 
     def predict_index(self, X) -> np.ndarray:
@@ -398,6 +408,8 @@ class FittedModel:
 
         A row whose likelihood is 0 under every class has no such class: it raises
         :class:`bayesnb.errors.ZeroLikelihoodError`, as :meth:`predict_proba` does."""
+        if is_dask(X):
+            return dask_predict(self, X, "predict")
         return value_array(self.labels, object_strings=True)[self.predict_index(X)]
 
     def log_likelihood_rows(self, X) -> np.ndarray:

@@ -17,6 +17,7 @@ from bayesnb._data import (
     encode_labels,
     split_target,
 )
+from bayesnb.dask import is_dask
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Family
 from bayesnb.families._kernels import Labels
@@ -131,7 +132,8 @@ class NaiveBayes:
         ----------
         X : DataFrame, ndarray or sparse matrix
             Missing values (NaN/None) are allowed in every family but Multinomial; each
-            is marginalized exactly.
+            is marginalized exactly. A Dask DataFrame or array is fitted partition by
+            partition (:func:`bayesnb.dask.fit`), with the same result.
         y : array_like, optional
             Class labels. Alternatively name a column of ``X`` with ``target``. With
             neither, the fit is the density of ``X`` (:meth:`density`).
@@ -163,6 +165,20 @@ class NaiveBayes:
             A :class:`~bayesnb.density.DensityFit` when neither ``y`` nor ``target``
             is given.
         """
+        if is_dask(X):  # partition by partition, the statistics merged
+            from bayesnb import dask as on_dask
+
+            return on_dask.fit(
+                self,
+                X,
+                y,
+                target=target,
+                estimate=estimate,
+                class_estimate=class_estimate,
+                sample_weight=sample_weight,
+                feature_names=feature_names,
+                classes=classes,
+            )
         check_estimate(estimate)
         if class_estimate is not None:
             check_estimate(class_estimate, "class_estimate")
@@ -280,7 +296,8 @@ class NaiveBayes:
         """
         from bayesnb.mixture import fit_mixture
 
-        Table(X, feature_names=options.get("feature_names")).check_not_empty()
+        if not is_dask(X):  # a Dask collection's rows are counted where they are
+            Table(X, feature_names=options.get("feature_names")).check_not_empty()
         return fit_mixture(self, X, n_components, **options)
 
     def to_pymc(self, X, y=None, n_components=None, *, target=None, sample_weight=None):

@@ -1,0 +1,111 @@
+"""EM over the partitions of a Dask collection (:func:`bayesnb.dask.cluster`): the
+in-memory EM's loop, with a sweep that maps the E-step and the expected statistics
+over the partitions and merges them on the client."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayesnb.dask import _dask, _part_table
+from bayesnb.mixture import _known_codes, _Problem, _Sweep
+
+
+class DaskProblem(_Problem):
+    """:class:`bayesnb.mixture._Problem` whose rows are a Dask collection's partitions.
+
+    Each partition is held as a :meth:`_Problem.rows_part` (its rows encoded once,
+    persisted where they live with ``persist=True``). A sweep sends the state once,
+    gets back every partition's statistics, class counts and log-likelihood, and
+    merges them in partition order; the prior term enters the objective once. The
+    scheduler is told each part's true size (:func:`_register_sizeof`), so that it
+    never takes a part for cheap to move. The
+    Python loop (:meth:`_Problem._run_python`) drives it: accelerated EM, the
+    monotonicity check and convergence are the in-memory EM's.
+    """
+
+    def __init__(self, model, bound, labels, estimate, class_estimate, hard, persist):
+        self._bound, self._persist = bound, persist
+        super().__init__(
+            model, bound.table, labels, estimate, class_estimate, None, None, hard, model.blocks
+        )
+        summary = bound.summary
+        self.n = summary["n"]
+        self.total_weight = summary["weight"] if summary["weighted"] else float(self.n)
+        self.compiled = None
+
+    def _encode(self, table) -> list:
+        return []  # the rows stay in their partitions
+
+    def _lay_out(self) -> None:
+        dask = _dask()
+        source = self._bound.source
+        part = dask.delayed(_rows_part, pure=True)
+        semi = source.parts and self._bound.summary["labels"]
+        self.parts = [
+            part(p, self.blocks, self.labels, self.hard, source.names, source.is_frame, bool(semi))
+            for p in source.parts
+        ]
+        if self._persist:
+            self.parts = list(dask.persist(*self.parts))
+
+    def _buffers(self):
+        return None  # no (K, n) array on the client
+
+    def sweep(self, state, out=None) -> _Sweep:
+        dask = _dask()
+        step = dask.delayed(_sweep_part, pure=True)
+        # the state as a literal in every task (O(K x parameters)): each task depends on
+        # its encoded partition alone, so the scheduler runs it where that is
+        results = dask.compute(*[step(p, state) for p in self.parts])
+        stats, class_counts, loglik = None, np.zeros(self.K), 0.0
+        for result in results:
+            if result is None:
+                continue
+            part_stats, counts, part_ll = result
+            stats = (
+                part_stats
+                if stats is None
+                else [
+                    b.merge_stats(a, c)
+                    for b, a, c in zip(self.blocks, stats, part_stats, strict=True)
+                ]
+            )
+            class_counts = class_counts + counts
+            loglik += part_ll
+        objective = loglik + self.log_prior(state)
+        return _Sweep(objective, loglik, None, None, stats, class_counts, state)
+
+    def probe(self, run, max_iter, tol, restart, accelerate):
+        """Not built on Dask: the probe of a saddle perturbs every row's
+        responsibilities, which stay on the workers."""
+        return None
+
+
+def _rows_part(part, blocks, labels, hard, names, is_frame, semi):
+    X, y, w = part
+    known = _known_codes(y, labels, len(X)) if semi and y is not None else None
+    if known is not None and not (known >= 0).any():
+        known = None
+    return _Problem.rows_part(blocks, _part_table(X, names, is_frame), len(labels), w, known, hard)
+
+
+def _sweep_part(part, state):
+    if part.n == 0:
+        return None
+    sweep = part.sweep(state)
+    return sweep.stats, sweep.class_counts, sweep.log_likelihood
+
+
+def _register_sizeof() -> None:
+    """Dask's ``sizeof`` of a part: the bytes of its encoded rows (by default an
+    unknown object counts as a few dozen bytes, which the scheduler would move freely)."""
+    from dask.sizeof import sizeof
+
+    from bayesnb.mixture import _nbytes
+
+    @sizeof.register(_Problem)
+    def _part_bytes(part) -> int:
+        return sum(_nbytes(enc) for enc in getattr(part, "encoded", ())) + 1024
+
+
+_register_sizeof()

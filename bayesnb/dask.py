@@ -1,0 +1,658 @@
+"""The same declarations on Dask: fitting, EM and prediction by merging sufficient
+statistics computed partition by partition.
+
+Every estimator of the package is a function of sufficient statistics, and the
+statistics of disjoint rows merge (:mod:`bayesnb.sufficient`). So a Dask DataFrame or
+array is fitted without gathering its rows:
+
+1. **A summary pass** finds what binding the declaration needs from the data: every
+   non-float column's distinct values (the categories, a Bernoulli's two values, the
+   labels), every float column's range (a ``Binned`` feature's ``bins=<int>`` edges)
+   and whether its values are all 0/1 (the inferred family). The declaration is bound
+   on a small pandas frame holding just those values, so every block has the
+   categories, edges and family it has when fitted in memory. A default that needs
+   the data's moments (the Gaussian prior of EM, a multivariate Gaussian's centre)
+   takes them from one more pass of pooled statistics.
+2. **A counting pass** runs the families' ``count`` on every partition where it lives;
+   only the statistics (O(classes × parameters)) travel, and the client merges them and
+   estimates once.
+
+EM (:func:`cluster`) repeats the second pass at every sweep, with the parameters sent
+once per sweep; the encoded partitions stay on the workers (``persist=True``).
+Prediction maps the fitted model over the partitions.
+
+Without a ``distributed.Client`` Dask's local scheduler runs the passes; with one (a
+``LocalCluster``, or ``Client("tcp://scheduler:8786")``), the same calls run on its
+workers. Dask is the optional extra ``bayesnb[dask]``; nothing here imports it before
+a Dask collection is passed.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from bayesnb._data import Table, declare, encode_labels
+from bayesnb.errors import InputError
+from bayesnb.sufficient import merge_stats
+
+__all__ = ["cluster", "fit", "is_dask", "predict"]
+
+#: Rows of the in-memory sample EM starts from when no start is given.
+START_ROWS = 20_000
+
+
+def is_dask(obj) -> bool:
+    """Whether ``obj`` is a Dask collection (without importing Dask)."""
+    return type(obj).__module__.partition(".")[0] == "dask" and hasattr(obj, "__dask_graph__")
+
+
+def _dask():
+    try:
+        import dask
+    except ImportError:  # pragma: no cover - the extra is missing
+        raise InputError(
+            "fitting a Dask collection needs Dask: pip install 'bayesnb[dask]'."
+        ) from None
+    return dask
+
+
+# -- the rows, partition by partition ------------------------------------------------------
+class _Source:
+    """A Dask DataFrame or array as a list of delayed partitions, each giving ``(X, y,
+    w)``: the features (a pandas frame or a 2-D array), the labels (or None) and the
+    row weights (or None)."""
+
+    def __init__(self, X, y=None, target=None, sample_weight=None, feature_names=None):
+        dask = _dask()
+        self.delayed = dask.delayed
+        if target is not None and y is not None:
+            raise InputError(
+                f"got both y and target={target!r}; give the labels once: y=labels, or "
+                "target='column' naming a column of X."
+            )
+        self.is_frame = hasattr(X, "columns")
+        if self.is_frame:
+            columns = [str(c) for c in X.columns]
+            if len(set(columns)) != len(columns):
+                raise InputError("X has repeated column names; give every column its own name.")
+            extra = []
+            for what, name in (("target", target), ("sample_weight", sample_weight)):
+                if isinstance(name, str) and name not in X.columns:
+                    raise InputError(
+                        f"{what}={name!r} is not a column of X; its columns are {columns[:20]!r}."
+                    )
+                if isinstance(name, str):
+                    extra.append(name)
+            self.names = [c for c in X.columns if c not in extra]
+            self.meta = X._meta[self.names]
+            parts = X.to_delayed()
+        else:
+            if X.ndim != 2:
+                raise InputError(
+                    f"X must be 2-D (rows, columns); got a Dask array of shape {X.shape}."
+                )
+            X = X.rechunk({1: -1})
+            parts = list(X.to_delayed()[:, 0])
+            self.names = (
+                [str(c) for c in feature_names]
+                if feature_names is not None
+                else [f"x{j}" for j in range(X.shape[1])]
+            )
+            self.meta = np.empty((0, X.shape[1]), dtype=X.dtype)
+        self.target = target
+        self.weight_column = sample_weight if isinstance(sample_weight, str) else None
+        ys = self._aligned(y, X, "y")
+        ws = None if self.weight_column else self._aligned(sample_weight, X, "sample_weight")
+        split = self.delayed(_split, pure=True)
+        self.parts = [
+            split(
+                part,
+                self.names if self.is_frame else None,
+                target,
+                self.weight_column,
+                None if ys is None else ys[i],
+                None if ws is None else ws[i],
+            )
+            for i, part in enumerate(parts)
+        ]
+
+    @staticmethod
+    def _aligned(values, X, what: str):
+        """A Dask series or array of one value per row, as delayed partitions lined
+        up with X's."""
+        if values is None:
+            return None
+        if not is_dask(values):
+            raise InputError(
+                f"{what} must be a Dask collection partitioned like X (or, for a Dask "
+                f"DataFrame, the name of one of its columns); got {type(values).__name__}."
+            )
+        if hasattr(values, "to_delayed") and hasattr(X, "columns"):
+            parts = values.to_delayed()
+        else:
+            chunks = X.chunks[0] if hasattr(X, "chunks") else None
+            parts = list(values.rechunk(chunks).to_delayed()) if chunks else values.to_delayed()
+        parts = list(np.ravel(np.asarray(parts, dtype=object)))
+        n_parts = X.npartitions if hasattr(X, "npartitions") else len(X.chunks[0])
+        if len(parts) != n_parts:
+            raise InputError(
+                f"{what} has {len(parts)} partitions and X {n_parts}; partition them alike."
+            )
+        return parts
+
+    def map(self, func, *args):
+        """``func(X, y, w, *args)`` on every partition, computed; the results in
+        partition order (each a partition's statistics, never its rows)."""
+        dask = _dask()
+        call = self.delayed(_call, pure=True)
+        return list(dask.compute(*[call(func, part, *args) for part in self.parts]))
+
+
+def _split(part, names, target, weight_column, y, w):
+    if names is None:  # an array block
+        X = np.asarray(part)
+    else:
+        X = part[names]
+        y = part[target] if target is not None else y
+        w = part[weight_column] if weight_column is not None else w
+    y = None if y is None else pd.Series(np.asarray(y), copy=False)
+    w = None if w is None else np.asarray(w, dtype=float)
+    if (y is not None and len(y) != len(X)) or (w is not None and len(w) != len(X)):
+        raise InputError(
+            f"a partition of X has {len(X)} rows but its labels or weights do not: "
+            "partition y and sample_weight exactly like X."
+        )
+    return X, y, w
+
+
+def _call(func, part, *args):
+    X, y, w = part
+    return func(X, y, w, *args)
+
+
+# -- the summary pass: what binding needs --------------------------------------------------
+def _is_float(dtype) -> bool:
+    return not isinstance(dtype, pd.CategoricalDtype) and getattr(dtype, "kind", "O") == "f"
+
+
+def _columns(X):
+    if isinstance(X, pd.DataFrame):
+        return [X.iloc[:, j] for j in range(X.shape[1])]
+    return [X[:, j] for j in range(X.shape[1])]
+
+
+def _summary_part(X, y, w, values_of: list):
+    """One partition's summary: rows, weights, label values, and per column its
+    distinct values (``values_of[j]``) or its float range and a value other than 0/1."""
+    out = {"n": len(X), "labels": set(), "columns": []}
+    if w is not None:
+        if len(w) and not (np.all(np.isfinite(w)) and np.all(w >= 0)):
+            raise InputError(
+                "sample_weight must be finite and >= 0 in every row; a partition has "
+                f"{w[~(np.isfinite(w) & (w >= 0))][0]!r}."
+            )
+        out["weight"] = float(w.sum())
+    if y is not None:
+        out["labels"] = set(pd.unique(y).tolist())
+    for col, distinct in zip(_columns(X), values_of, strict=True):
+        if distinct:
+            out["columns"].append({"values": set(pd.unique(pd.Series(col).dropna()).tolist())})
+            continue
+        v = np.asarray(col, dtype=float)
+        v = v[~np.isnan(v)]
+        other = v[(v != 0) & (v != 1)]
+        out["columns"].append(
+            {
+                "min": float(v.min()) if v.size else None,
+                "max": float(v.max()) if v.size else None,
+                "other": float(other[0]) if other.size else None,
+            }
+        )
+    return out
+
+
+def _merge_summaries(parts: list) -> dict:
+    total = {"n": 0, "sizes": [], "labels": set(), "weight": 0.0, "weighted": False}
+    total["columns"] = None
+    for part in parts:
+        total["n"] += part["n"]
+        total["sizes"].append(part["n"])
+        total["labels"] |= part["labels"]
+        total["weight"] += part.get("weight", 0.0)
+        total["weighted"] |= "weight" in part
+        if total["columns"] is None:
+            total["columns"] = [dict(c) for c in part["columns"]]
+            continue
+        for mine, theirs in zip(total["columns"], part["columns"], strict=True):
+            if "values" in mine:
+                mine["values"] |= theirs["values"]
+                continue
+            for key, pick in (("min", min), ("max", max)):
+                if theirs[key] is not None:
+                    mine[key] = theirs[key] if mine[key] is None else pick(mine[key], theirs[key])
+            if mine["other"] is None:
+                mine["other"] = theirs["other"]
+    return total
+
+
+def _proxy(meta, summary: dict):
+    """A small in-memory frame (or array) of ``meta``'s columns and dtypes holding
+    every value binding reads: each column's distinct values, or its range and a value
+    other than 0/1. Shorter columns repeat their first value."""
+    cells = []
+    for col in summary["columns"]:
+        if "values" in col:
+            cells.append(list(col["values"]))
+        else:
+            found = [col[k] for k in ("min", "max", "other") if col[k] is not None]
+            cells.append(found or [np.nan])
+    rows = max([len(c) for c in cells] + [1])
+    padded = [c + [c[0]] * (rows - len(c)) if c else [None] * rows for c in cells]
+    if isinstance(meta, np.ndarray):
+        return np.array(padded, dtype=meta.dtype).T.reshape(rows, meta.shape[1])
+    data = {}
+    for (name, dtype), values in zip(meta.dtypes.items(), padded, strict=True):
+        if isinstance(dtype, pd.CategoricalDtype) and "__UNKNOWN_CATEGORIES__" in list(
+            dtype.categories
+        ):
+            seen = sorted({v for v in values if not pd.isna(v)}, key=str)
+            dtype = pd.CategoricalDtype(seen, ordered=dtype.ordered)
+        data[name] = pd.Series(values, dtype=dtype)
+    return pd.DataFrame(data, columns=meta.columns)
+
+
+class _Bound:
+    """The declaration bound to a Dask collection's rows, as in memory."""
+
+    def __init__(self, model, source: _Source, *, counted: bool):
+        self.source = source
+        meta = source.meta
+        dtypes = list(meta.dtypes) if hasattr(meta, "dtypes") else [meta.dtype] * meta.shape[1]
+        values_of = [not _is_float(d) for d in dtypes]
+        self.summary = _merge_summaries(source.map(_summary_part, values_of))
+        if self.summary["n"] == 0:
+            raise InputError("X has no rows; fitting needs at least one.")
+        if self.summary["weighted"] and not self.summary["weight"] > 0:
+            raise InputError("sample_weight sums to 0; give at least one row a weight > 0.")
+        table = self._table(meta, values_of)
+        # a float column declared categorical needs its distinct values too
+        wanted = self._float_categoricals(model, table)
+        if wanted:
+            values_of = [v or j in wanted for j, v in enumerate(values_of)]
+            self.summary = _merge_summaries(source.map(_summary_part, values_of))
+            table = self._table(meta, values_of)
+        self.table = table
+        self.blocks = model.bind(table, None, counted=True)
+        for block in self.blocks:
+            if getattr(block, "edges", 0) is None and not isinstance(block.bins, numbers.Integral):
+                raise InputError(
+                    f"Binned feature {block.name!r} learns bins={block.bins!r} from all the "
+                    "rows, which a Dask fit does not gather. Use bins=<int> (edges from the "
+                    "range) or declare edges=[...]."
+                )
+        self._pool(counted)
+
+    def _table(self, meta, values_of) -> Table:
+        proxy = _proxy(meta, self.summary)
+        return _part_table(proxy, self.source.names, self.source.is_frame)
+
+    def _float_categoricals(self, model, table: Table) -> set:
+        from bayesnb.families.discrete import Categorical
+
+        names = list(table.names)
+        dtypes = (
+            list(table.data.dtypes)
+            if isinstance(table.data, pd.DataFrame)
+            else [table.data.dtype] * len(names)
+        )
+        out = set()
+        for _, family, columns in declare(model.features, table):
+            if isinstance(family, Categorical) and family.categories is None:
+                out |= {names.index(c) for c in columns if _is_float(dtypes[names.index(c)])}
+        return out
+
+    def _pool(self, counted: bool) -> None:
+        """Defaults the in-memory bind takes from the pooled rows: a Gaussian prior's
+        mean and scale under EM (a classifier takes them from its counts), and a
+        multivariate Gaussian's centre and covariance."""
+        from bayesnb.families.gaussian import Gaussian, _pooled_moments
+        from bayesnb.families.multivariate import MultivariateGaussian
+
+        pending = [
+            i
+            for i, b in enumerate(self.blocks)
+            if isinstance(b, MultivariateGaussian)
+            or (isinstance(b, Gaussian) and b._pending() and not counted)
+        ]
+        if not pending:
+            return
+        blocks = [self.blocks[i] for i in pending]
+        parts = [
+            p
+            for p in self.source.map(_pooled_part, blocks, self.source.names, self.source.is_frame)
+            if p
+        ]
+        for j, block in enumerate(blocks):
+            stats = parts[0][j]
+            for part in parts[1:]:
+                stats = merge_stats(stats, part[j])
+            if isinstance(block, MultivariateGaussian):
+                if not stats["n"][0] > 0:
+                    raise InputError(f"{block._what()} has no row of positive weight.")
+                block.data_mean = stats["mean"][0]
+                block.data_cov = stats["scatter"][0] / stats["n"][0]
+            else:
+                block._check_observed(stats["n"])
+                block.prior = block.prior.resolve(*_pooled_moments(stats))
+
+
+def _part_table(X, names, is_frame: bool) -> Table:
+    """A partition's rows as the package's table (an array's columns named as X's)."""
+    return Table(X, feature_names=None) if is_frame else Table(np.asarray(X), feature_names=names)
+
+
+def _pooled_part(X, y, w, blocks, names, is_frame):
+    """The statistics of a partition's rows as one class (weighted): a Gaussian
+    block's counts, a multivariate Gaussian's mean and full scatter matrix."""
+    from bayesnb.families.multivariate import MultivariateGaussian
+
+    if not len(X):
+        return None
+    table = _part_table(X, names, is_frame)
+    weights = np.ones(len(X)) if w is None else w
+    out = []
+    for block in blocks:
+        data = table.take(block.columns)
+        if isinstance(block, MultivariateGaussian):
+            x = block._values(data)
+            n = weights.sum()
+            mean = (weights @ x) / n if n > 0 else np.zeros(x.shape[1])
+            xc = x - mean
+            scatter = (xc * weights[:, None]).T @ xc
+            out.append({"n": np.array([n]), "mean": mean[None], "scatter": scatter[None]})
+        else:
+            out.append(block.count(block.encode(data), weights[:, None]))
+    return out
+
+
+# -- supervised fitting ----------------------------------------------------------------------
+def fit(
+    model,
+    X,
+    y=None,
+    *,
+    target=None,
+    estimate: str = "mean",
+    class_estimate: str | None = None,
+    sample_weight=None,
+    feature_names=None,
+    classes=None,
+):
+    """:meth:`NaiveBayes.fit <bayesnb.NaiveBayes.fit>` of a Dask DataFrame or array
+    (``model.fit(ddf, target=...)`` calls it): every partition counted where it lives,
+    the statistics merged, the parameters estimated once. ``y`` and ``sample_weight``
+    are Dask collections partitioned like ``X``, or, for a DataFrame, names of its
+    columns. Without labels the fit is the density, as in memory. The fit keeps no
+    training rows (``fit.training`` is empty), so its exact posterior has no
+    ``observed_data`` group."""
+    from bayesnb.density import CONSTANT_LABEL, DENSITY_TARGET, DensityFit
+    from bayesnb.naive_bayes import NaiveBayesFit, check_classes
+    from bayesnb.priors import check_estimate
+
+    check_estimate(estimate)
+    if class_estimate is not None:
+        check_estimate(class_estimate, "class_estimate")
+    density = y is None and target is None and classes is None
+    source = _Source(X, y, target, sample_weight, feature_names)
+    bound = _Bound(model, source, counted=True)
+    if density:
+        labels, kind, target_name = [CONSTANT_LABEL], DensityFit, DENSITY_TARGET
+        class_estimate = estimate
+    else:
+        if y is None and target is None:
+            raise InputError("fit got classes= but no labels: pass y= or target= as well.")
+        kind = NaiveBayesFit
+        target_name = (
+            str(target) if target is not None else str(getattr(y, "name", None) or "label")
+        )
+        seen = pd.Series(list(bound.summary["labels"]), dtype=object)
+        if classes is None:
+            _, labels = encode_labels(seen, len(seen))
+        else:
+            labels = check_classes(classes)
+            encode_labels(seen, len(seen), labels=labels, remedy="Add it to classes=.")
+    parts = source.map(_count_part, bound.blocks, labels, density, source.names, source.is_frame)
+    stats, class_counts = _merge_counts(bound.blocks, parts, len(labels))
+    fitted = kind.from_statistics(
+        labels=labels,
+        blocks=bound.blocks,
+        stats=stats,
+        class_counts=class_counts,
+        class_prior=model.class_prior,
+        estimates={
+            "class": class_estimate or estimate,
+            "features": {b.name: b.estimate or estimate for b in bound.blocks},
+        },
+        feature_names=source.names,
+        is_frame=source.is_frame,
+        target=target_name,
+    )
+    fitted.training = []
+    return fitted
+
+
+def _count_part(X, y, w, blocks, labels, density, names, is_frame):
+    """A partition's statistics, every block's and the classes' (None: no rows)."""
+    from bayesnb.families._kernels import Labels
+    from bayesnb.families.base import count_blocks
+
+    if not len(X):
+        return None
+    if density:
+        codes = np.zeros(len(X), dtype=np.intp)
+    else:
+        codes, _ = encode_labels(y, len(X), labels=labels)
+    resp = Labels(codes, len(labels), w)
+    return count_blocks(blocks, _part_table(X, names, is_frame), resp), resp.totals()
+
+
+def _merge_counts(blocks, parts, n_labels: int):
+    """The partitions' statistics merged in partition order."""
+    stats, class_counts = None, np.zeros(n_labels)
+    for part in parts:
+        if part is None:
+            continue
+        counts, totals = part
+        stats = (
+            counts
+            if stats is None
+            else [b.merge_stats(a, c) for b, a, c in zip(blocks, stats, counts, strict=True)]
+        )
+        class_counts = class_counts + totals
+    return stats, class_counts
+
+
+# -- prediction ------------------------------------------------------------------------------
+_METHODS = ("predict", "predict_proba", "predict_log_proba", "joint_log_likelihood")
+
+
+def predict(fitted, X, method: str):
+    """``fitted.<method>(X)`` of a Dask collection, partition by partition: a Dask
+    DataFrame gives a Dask DataFrame (one column per class, or a Series of labels for
+    ``predict``), a Dask array a Dask array. Each task holds the fitted model and
+    depends on its partition alone, so it runs where the partition is."""
+    dask = _dask()
+    if method not in _METHODS:
+        raise InputError(f"method must be one of {_METHODS}; got {method!r}.")
+    # The model goes into every task as a literal (O(classes x parameters)), not as a
+    # key: a task then depends on its partition alone, and the scheduler runs it there.
+    model = fitted
+    labels = list(fitted.labels)
+    if hasattr(X, "columns"):
+        if method == "predict":
+            meta = pd.Series(np.asarray(labels)[:0], name=fitted.target)
+        else:
+            meta = pd.DataFrame({label: pd.Series(dtype=float) for label in labels})
+        import dask.dataframe as dd
+
+        one = dask.delayed(_predict_frame, pure=True)
+        parts = [one(part, model, method) for part in X.to_delayed()]
+        return dd.from_delayed(parts, meta=meta, divisions=X.divisions, verify_meta=False)
+    if X.ndim != 2:
+        raise InputError(f"X must be 2-D (rows, columns); got a Dask array of shape {X.shape}.")
+    import dask.array as da
+
+    X = X.rechunk({1: -1})
+    one = dask.delayed(_predict_block, pure=True)
+    dtype = np.asarray(labels).dtype if method == "predict" else np.dtype(float)
+    shape = () if method == "predict" else (len(labels),)
+    return da.concatenate(
+        [
+            da.from_delayed(one(block, model, method), shape=(rows, *shape), dtype=dtype)
+            for block, rows in zip(X.to_delayed()[:, 0], X.chunks[0], strict=True)
+        ]
+    )
+
+
+def _predict_frame(part, fitted, method):
+    out = getattr(fitted, method)(part)
+    if method == "predict":
+        return pd.Series(out, index=part.index, name=fitted.target)
+    return pd.DataFrame(out, index=part.index, columns=list(fitted.labels))
+
+
+def _predict_block(block, fitted, method):
+    return getattr(fitted, method)(np.asarray(block))
+
+
+# -- EM over partitions ----------------------------------------------------------------------
+class _BoundModel:
+    """A declaration whose blocks are already bound (to a Dask collection's rows):
+    ``bind`` hands them out, so an in-memory EM on a sample of the rows works in the
+    same categories, edges and priors as the EM on all of them."""
+
+    def __init__(self, model, blocks: list):
+        self.features, self.class_prior, self.blocks = model.features, model.class_prior, blocks
+
+    def bind(self, table, sample_weight=None, *, counted: bool = False) -> list:
+        return self.blocks
+
+
+def cluster(
+    model,
+    X,
+    n_components=2,
+    *,
+    y=None,
+    estimate=None,
+    class_estimate=None,
+    init="kmeans",
+    n_init=None,
+    max_iter: int,
+    tol: float,
+    accelerate: bool = True,
+    sample_weight=None,
+    rng,
+    feature_names=None,
+    hard: bool = False,
+    persist: bool = True,
+):
+    """EM of the mixture declared by ``model`` on a Dask DataFrame or array
+    (``model.cluster(ddf, K, ...)`` calls it, with its options checked).
+
+    Every sweep maps the E-step and the expected statistics over the partitions, where
+    they live, and the client merges the statistics and takes the M-step: the
+    accelerated EM, the monotonicity check and semi-supervised labels (``y``, a Dask
+    collection partitioned like ``X`` with NaN for an unknown component) are those of
+    the in-memory EM, whose iterates it takes from the same start. ``persist=True``
+    keeps every partition encoded on its worker between sweeps; ``False`` reads and
+    encodes the partitions again at every sweep (data larger than the cluster's
+    memory).
+
+    A random ``init`` ("kmeans", "k-means++", "random", "assign") with its ``n_init``
+    restarts runs in memory on a sample of :data:`START_ROWS` rows drawn from the
+    partitions (with every block bound to all the rows); EM on all the rows then starts
+    from the best restart's parameters. A start given as parameters (a Dataset, a dict
+    or a fitted model) is used as it is. Responsibilities of the training rows are not
+    gathered (``responsibilities`` is None): ``predict_proba(ddf)`` gives them lazily.
+    """
+    from bayesnb._dask_em import DaskProblem
+    from bayesnb._starts import start_params
+    from bayesnb.mixture import (
+        _describe,
+        _restart_fits,
+        _State,
+        fit_mixture,
+        mixture_labels,
+    )
+
+    if isinstance(init, np.ndarray) or (isinstance(init, str) and init == "uniform"):
+        raise InputError(
+            f"init={_describe(init)} on a Dask collection is not built: it needs every "
+            "row's responsibilities in memory. Use a random init ('kmeans', the default) or "
+            "starting parameters."
+        )
+    source = _Source(X, y, None, sample_weight, feature_names)
+    bound = _Bound(model, source, counted=False)
+    known = None
+    if y is not None:
+        known = pd.Series(list(bound.summary["labels"]), dtype=object)
+    labels = mixture_labels(n_components, known, init)
+    given = _BoundModel(model, bound.blocks)
+    problem = DaskProblem(given, bound, labels, estimate, class_estimate, hard, persist)
+    if isinstance(init, str):  # restarts on a sample, in memory
+        Xs, ys, ws = _sample(source, bound.summary["sizes"], START_ROWS, rng)
+        start = fit_mixture(
+            given,
+            Xs,
+            labels,
+            y=ys,
+            estimate=estimate,
+            class_estimate=class_estimate,
+            init=init,
+            n_init=n_init,
+            max_iter=max_iter,
+            tol=tol,
+            accelerate=accelerate,
+            sample_weight=ws,
+            random_state=rng,
+            feature_names=None if source.is_frame else source.names,
+            hard=hard,
+        )
+    else:
+        start = init
+    state = _State(*start_params(problem.blocks, problem.K, start))
+    run = problem.run(state, max_iter, tol, 0, accelerate)
+    fits, best = _restart_fits(problem, [run], init, max_iter, tol)
+    return fits[best]
+
+
+def _sample(source: _Source, sizes: list, rows: int, rng):
+    """About ``rows`` rows drawn at random from every partition (of ``sizes`` rows) in
+    proportion to its size (all of them when there are fewer), as one in-memory
+    ``(X, y, w)``."""
+    total = sum(sizes)
+    fraction = min(1.0, rows / max(total, 1))
+    seeds = rng.integers(0, 2**63 - 1, size=len(sizes))
+    dask = _dask()
+    take = source.delayed(_take_rows, pure=True)
+    picked = dask.compute(
+        *[take(part, fraction, int(seed)) for part, seed in zip(source.parts, seeds, strict=True)]
+    )
+    Xs = [p[0] for p in picked if len(p[0])]
+    X = pd.concat(Xs) if source.is_frame else np.concatenate(Xs)
+    ys = [p[1] for p in picked if len(p[0])]
+    ws = [p[2] for p in picked if len(p[0])]
+    y = None if ys[0] is None else pd.concat(ys, ignore_index=True)
+    w = None if ws[0] is None else np.concatenate(ws)
+    return X, y, w
+
+
+def _take_rows(part, fraction: float, seed: int):
+    X, y, w = part
+    keep = np.flatnonzero(np.random.default_rng(seed).random(len(X)) < fraction)
+    X = X.iloc[keep] if isinstance(X, pd.DataFrame) else np.asarray(X)[keep]
+    return X, None if y is None else y.iloc[keep], None if w is None else w[keep]
