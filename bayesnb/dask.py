@@ -277,13 +277,13 @@ class _Bound:
             raise InputError("X has no rows; fitting needs at least one.")
         if self.summary["weighted"] and not self.summary["weight"] > 0:
             raise InputError("sample_weight sums to 0; give at least one row a weight > 0.")
-        table = self._table(meta, values_of)
+        table = self._table(meta)
         # a float column declared categorical needs its distinct values too
         wanted = self._float_categoricals(model, table)
         if wanted:
             values_of = [v or j in wanted for j, v in enumerate(values_of)]
             self.summary = _merge_summaries(source.map(_summary_part, values_of))
-            table = self._table(meta, values_of)
+            table = self._table(meta)
         self.table = table
         self.blocks = model.bind(table, None, counted=True)
         for block in self.blocks:
@@ -295,7 +295,7 @@ class _Bound:
                 )
         self._pool(counted)
 
-    def _table(self, meta, values_of) -> Table:
+    def _table(self, meta) -> Table:
         proxy = _proxy(meta, self.summary)
         return _part_table(proxy, self.source.names, self.source.is_frame)
 
@@ -419,6 +419,11 @@ def fit(
             str(target) if target is not None else str(getattr(y, "name", None) or "label")
         )
         seen = pd.Series(list(bound.summary["labels"]), dtype=object)
+        if seen.isna().any():
+            raise InputError(
+                "y has missing labels (None, NaN, NA): supervised fitting needs the class of "
+                "every row. Drop those rows first, e.g. ddf.dropna(subset=[target])."
+            )
         if classes is None:
             _, labels = encode_labels(seen, len(seen))
         else:
