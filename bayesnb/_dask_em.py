@@ -4,9 +4,7 @@ over the partitions and merges them on the client."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from bayesnb.dask import _dask, _part_table
+from bayesnb.dask import _dask, _merge_counts, _part_table
 from bayesnb.mixture import _known_codes, _Problem, _Sweep
 
 
@@ -40,9 +38,9 @@ class DaskProblem(_Problem):
         dask = _dask()
         source = self._bound.source
         part = dask.delayed(_rows_part, pure=True)
-        semi = source.parts and self._bound.summary["labels"]
+        semi = bool(self._bound.summary["labels"])  # some row's component is known
         self.parts = [
-            part(p, self.blocks, self.labels, self.hard, source.names, source.is_frame, bool(semi))
+            part(p, self.blocks, self.labels, self.hard, source.names, source.is_frame, semi)
             for p in source.parts
         ]
         if self._persist:
@@ -56,22 +54,9 @@ class DaskProblem(_Problem):
         step = dask.delayed(_sweep_part, pure=True)
         # the state as a literal in every task (O(K x parameters)): each task depends on
         # its encoded partition alone, so the scheduler runs it where that is
-        results = dask.compute(*[step(p, state) for p in self.parts])
-        stats, class_counts, loglik = None, np.zeros(self.K), 0.0
-        for result in results:
-            if result is None:
-                continue
-            part_stats, counts, part_ll = result
-            stats = (
-                part_stats
-                if stats is None
-                else [
-                    b.merge_stats(a, c)
-                    for b, a, c in zip(self.blocks, stats, part_stats, strict=True)
-                ]
-            )
-            class_counts = class_counts + counts
-            loglik += part_ll
+        results = [r for r in dask.compute(*[step(p, state) for p in self.parts]) if r]
+        stats, class_counts = _merge_counts(self.blocks, [r[:2] for r in results], self.K)
+        loglik = float(sum(r[2] for r in results))
         objective = loglik + self.log_prior(state)
         return _Sweep(objective, loglik, None, None, stats, class_counts, state)
 

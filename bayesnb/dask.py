@@ -315,38 +315,19 @@ class _Bound:
         return out
 
     def _pool(self, counted: bool) -> None:
-        """Defaults the in-memory bind takes from the pooled rows: a Gaussian prior's
-        mean and scale under EM (a classifier takes them from its counts), and a
-        multivariate Gaussian's centre and covariance."""
-        from bayesnb.families.gaussian import Gaussian, _pooled_moments
-        from bayesnb.families.multivariate import MultivariateGaussian
-
-        pending = [
-            i
-            for i, b in enumerate(self.blocks)
-            if isinstance(b, MultivariateGaussian)
-            or (isinstance(b, Gaussian) and b._pending() and not counted)
-        ]
+        """Defaults the in-memory bind learns from the pooled rows (a Gaussian prior's
+        mean and scale under EM, a multivariate Gaussian's centre and covariance): from
+        the partitions' pooled statistics, merged."""
+        pending = [b for b in self.blocks if b.needs_pooled(counted)]
         if not pending:
             return
-        blocks = [self.blocks[i] for i in pending]
-        parts = [
-            p
-            for p in self.source.map(_pooled_part, blocks, self.source.names, self.source.is_frame)
-            if p
-        ]
-        for j, block in enumerate(blocks):
+        source = self.source
+        parts = [p for p in source.map(_pooled_part, pending, source.names, source.is_frame) if p]
+        for j, block in enumerate(pending):
             stats = parts[0][j]
             for part in parts[1:]:
                 stats = merge_stats(stats, part[j])
-            if isinstance(block, MultivariateGaussian):
-                if not stats["n"][0] > 0:
-                    raise InputError(f"{block._what()} has no row of positive weight.")
-                block.data_mean = stats["mean"][0]
-                block.data_cov = stats["scatter"][0] / stats["n"][0]
-            else:
-                block._check_observed(stats["n"])
-                block.prior = block.prior.resolve(*_pooled_moments(stats))
+            block.adopt_pooled(stats)
 
 
 def _part_table(X, names, is_frame: bool) -> Table:
@@ -355,27 +336,12 @@ def _part_table(X, names, is_frame: bool) -> Table:
 
 
 def _pooled_part(X, y, w, blocks, names, is_frame):
-    """The statistics of a partition's rows as one class (weighted): a Gaussian
-    block's counts, a multivariate Gaussian's mean and full scatter matrix."""
-    from bayesnb.families.multivariate import MultivariateGaussian
-
+    """Every block's statistics of a partition's rows as one class (weighted)."""
     if not len(X):
         return None
     table = _part_table(X, names, is_frame)
     weights = np.ones(len(X)) if w is None else w
-    out = []
-    for block in blocks:
-        data = table.take(block.columns)
-        if isinstance(block, MultivariateGaussian):
-            x = block._values(data)
-            n = weights.sum()
-            mean = (weights @ x) / n if n > 0 else np.zeros(x.shape[1])
-            xc = x - mean
-            scatter = (xc * weights[:, None]).T @ xc
-            out.append({"n": np.array([n]), "mean": mean[None], "scatter": scatter[None]})
-        else:
-            out.append(block.count(block.encode(data), weights[:, None]))
-    return out
+    return [b.pooled_stats(table.take(b.columns), weights) for b in blocks]
 
 
 # -- supervised fitting ----------------------------------------------------------------------

@@ -303,6 +303,22 @@ class Family:
         ``b`` as :meth:`count` returns them (same shapes), merged into new arrays."""
         raise NotImplementedError(f"{type(self).__name__} cannot merge statistics")
 
+    # -- defaults learnt from the pooled rows (read in parts, e.g. Dask partitions) ----
+    def needs_pooled(self, counted: bool) -> bool:
+        """Whether :meth:`bind` learns a default from the pooled rows' statistics
+        (``counted``: as in :meth:`bind`). No by default."""
+        return False
+
+    def pooled_stats(self, data, weights: np.ndarray) -> dict:
+        """The statistics of ``data``'s rows as one class, each row of weight
+        ``weights``; those of separate rows merge by
+        :func:`bayesnb.sufficient.merge_stats`."""
+        raise NotImplementedError(f"{type(self).__name__} learns nothing from pooled rows")
+
+    def adopt_pooled(self, stats: dict) -> None:
+        """Set the defaults from the pooled statistics of every training row."""
+        raise NotImplementedError(f"{type(self).__name__} learns nothing from pooled rows")
+
     def check_update(self, data) -> None:
         """Raise an :class:`~bayesnb.errors.InputError` when a later batch ``data`` (this
         bound block's columns) holds a value the block cannot count without dropping

@@ -129,16 +129,26 @@ class Gaussian(Family):
 
     def bind(self, name, columns, data, sample_weight=None, *, counted=False) -> Gaussian:
         bound = super().bind(name, columns, data, sample_weight, counted=counted)
-        if bound._pending() and not counted:  # e.g. EM: the counts come later, reweighted
+        if bound.needs_pooled(counted):  # e.g. EM: the counts come later, reweighted
             # One prior for every component, from the statistics of one class holding
             # every row; fixed before EM, so EM's objective stays fixed.
             x = bound.encode(data)
             w = np.ones(len(x)) if sample_weight is None else np.asarray(sample_weight, float)
             stats = bound.count(x, w[:, None])
-            bound._check_observed(stats["n"])
             bound._check_spread(x, stats, lambda k: w > 0)
-            bound.prior = bound.prior.resolve(*_pooled_moments(stats))
+            bound.adopt_pooled(stats)
         return bound
+
+    def needs_pooled(self, counted: bool) -> bool:
+        """The default prior's mean and scale, when no classifier's counts give them."""
+        return self._pending() and not counted
+
+    def pooled_stats(self, data, weights: np.ndarray) -> dict:
+        return self.count(self.encode(data), np.asarray(weights, float)[:, None])
+
+    def adopt_pooled(self, stats: dict) -> None:
+        self._check_observed(stats["n"])
+        self.prior = self.prior.resolve(*_pooled_moments(stats))
 
     def _learn(self, data, sample_weight=None) -> None:
         self.prior.check_shape(self.n_columns, what=self._what())

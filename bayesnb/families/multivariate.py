@@ -99,17 +99,35 @@ class MultivariateGaussian(Family):
 
     # -- binding and encoding ---------------------------------------------------------
     def _learn(self, data, sample_weight=None) -> None:
-        x = self._values(data)
-        if self.n_columns < 1 or len(x) == 0:
+        if self.n_columns < 1 or len(data) == 0:
             raise InputError(f"{self._what()} needs at least one column and one row.")
-        w = np.ones(len(x)) if sample_weight is None else np.asarray(sample_weight, float)
+        w = np.ones(len(data)) if sample_weight is None else np.asarray(sample_weight, float)
+        self.adopt_pooled(self.pooled_stats(data, w))
+
+    def needs_pooled(self, counted: bool) -> bool:
+        """The training rows' mean (the encoding's centre) and covariance (the default
+        prior's scale), whether or not a classifier counts the rows."""
+        return True
+
+    def pooled_stats(self, data, weights: np.ndarray) -> dict:
+        """``{"n", "mean", "scatter"}`` (1, ...) of the rows as one class, weighted."""
+        x = self._values(data)
+        w = np.asarray(weights, float)
         total = w.sum()
+        mean = (w @ x) / total if total > 0 else np.zeros(x.shape[1])
+        xc = x - mean
+        return {
+            "n": np.array([total]),
+            "mean": mean[None],
+            "scatter": ((xc * w[:, None]).T @ xc)[None],
+        }
+
+    def adopt_pooled(self, stats: dict) -> None:
+        total = stats["n"][0]
         if not total > 0:
             raise InputError(f"{self._what()} has no row of positive weight.")
-        mean = (w @ x) / total
-        xc = x - mean
-        self.data_mean = mean
-        self.data_cov = (xc * w[:, None]).T @ xc / total
+        self.data_mean = stats["mean"][0]
+        self.data_cov = stats["scatter"][0] / total
 
     def encode(self, data) -> np.ndarray:
         """The values as a float matrix less the training rows' mean (the bound
