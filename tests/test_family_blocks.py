@@ -508,12 +508,14 @@ def test_category_frame_codes_score_like_the_array(n_categories):
 
 @pytest.mark.parametrize("missing", [False, True])
 @pytest.mark.parametrize("soft", [False, True])
-def test_column_major_gaussian_moments_equal_numpys(missing, soft):
-    """A column-major block (a DataFrame's) is summed column by column; the counts,
-    means and centred sums of squares are numpy's weighted ones, at a large offset and
-    with the rows sorted by value (the blocks' second pass), missing values left out."""
+@pytest.mark.parametrize("K", [1, 2, 3, 4])
+def test_column_major_gaussian_moments_equal_numpys(missing, soft, K):
+    """A column-major block (a DataFrame's) is summed column by column, two classes
+    per read (an odd last one alone); the counts, means and centred sums of squares
+    are numpy's weighted ones, at a large offset and with the rows sorted by value (the
+    blocks' second pass), missing values left out."""
     rng = np.random.default_rng(12)
-    n, K = 7000, 3
+    n = 7000
     x = np.sort(rng.normal(1e6, 3.0, size=(n, 5)), axis=0)  # sorted: far from a centre
     if missing:
         x[rng.random(x.shape) < 0.05] = np.nan
