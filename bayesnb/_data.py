@@ -36,7 +36,8 @@ class Table:
     def __init__(self, data, feature_names=None):
         _check_table_type(data)
         if isinstance(data, pd.DataFrame):
-            names = [str(c) for c in data.columns]
+            given = data.columns.tolist()
+            names = [c if type(c) is str else str(c) for c in given]
             if len(set(names)) != len(names):
                 seen, twice = set(), []
                 for n in names:
@@ -47,7 +48,7 @@ class Table:
                     f"X has duplicate column names {twice[:10]!r}; rename them so every "
                     "feature has its own name."
                 )
-            if names != list(data.columns):
+            if names != given:
                 data = data.set_axis(names, axis=1)
         elif sparse.issparse(data):
             data = sparse.csr_array(data)
@@ -76,6 +77,7 @@ class Table:
         self.is_frame = isinstance(data, pd.DataFrame)
         self.n_rows = data.shape[0]
         self._arrays = None
+        self._dtypes = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -92,17 +94,18 @@ class Table:
             )
 
     def dtypes(self) -> list:
-        """The dtype of every column (an array's one dtype for each)."""
-        if self.is_frame:
-            return list(self.data.dtypes)
-        return [self.data.dtype] * len(self.names)
+        """The dtype of every column (an array's one dtype for each), listed once."""
+        if self._dtypes is None:
+            frame = self.is_frame
+            self._dtypes = list(self.data.dtypes) if frame else [self.data.dtype] * len(self.names)
+        return self._dtypes
 
     def _numeric_arrays(self) -> dict:
         """``{column: (array, position)}`` for a frame's plain numeric columns: every
         group of columns of one NumPy dtype as one 2-D array (made once)."""
         if self._arrays is None:
             groups: dict = {}
-            for j, dtype in enumerate(self.data.dtypes):
+            for j, dtype in enumerate(self.dtypes()):
                 if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
                     groups.setdefault(dtype, []).append(j)
             arrays = {}
@@ -283,7 +286,7 @@ def _infer_frame(table: Table) -> list[Family]:
     families: list = [None] * len(table.names)
     groups: dict = {}
     categorical = Categorical()  # one declaration for every such column: bound together
-    for j, (name, dtype) in enumerate(zip(table.names, table.data.dtypes, strict=True)):
+    for j, (name, dtype) in enumerate(zip(table.names, table.dtypes(), strict=True)):
         found = arrays.get(name)
         if found is None:
             if getattr(dtype, "kind", "O") not in "biuf":  # strings, categoricals, ...

@@ -653,6 +653,16 @@ def _nig_value(value, name: str, *, positive: bool):
     return arr
 
 
+def _layout(value):
+    """One entry of :meth:`NormalInverseGamma.layout`."""
+    if value is None:
+        return None
+    shape = np.shape(value)
+    if not shape:
+        return float(value)
+    return ("per column" if shape[-1] == 1 else "columns", shape)
+
+
 @dataclass(frozen=True, eq=False)
 class NormalInverseGamma:
     """Normal-Inverse-Gamma prior on a Gaussian's mean and variance.
@@ -814,20 +824,34 @@ class NormalInverseGamma:
         beta = self.alpha * var if self.beta is None else self.beta
         return self._filled(mu, beta)
 
+    def layout(self) -> tuple:
+        """Each parameter's layout across columns, in the order mu, kappa, alpha, beta:
+        None (a data-dependent default), a float (one number for every column),
+        ``("per column", shape)`` (a last axis of one column) or ``("columns", shape)``
+        (one entry per column). Computed once (the prior is immutable)."""
+        cached = self.__dict__.get("_layout")
+        if cached is None:
+            cached = tuple(_layout(v) for v in self._values())
+            cut = tuple(isinstance(v, tuple) and v[0] == "columns" for v in cached)
+            object.__setattr__(self, "_layout", cached)
+            object.__setattr__(self, "_cut", cut if any(cut) else None)
+        return cached
+
+    def by_column(self) -> bool:
+        """Whether some parameter has one entry per column (more than one)."""
+        self.layout()
+        return self._cut is not None
+
     def column(self, j: int) -> NormalInverseGamma:
         """The prior of column ``j`` alone: every parameter with a last axis of columns
         (more than one entry) cut to that column, the others as they are."""
-
-        def per_column(value) -> bool:
-            return value is not None and np.ndim(value) != 0 and np.shape(value)[-1] != 1
-
-        values = self._values()
-        if not any(per_column(v) for v in values):
+        if not self.by_column():
             return self  # nothing per column: the same prior (it is immutable)
         out = object.__new__(NormalInverseGamma)  # slices of checked values: no new check
-        for name, value in zip(("mu", "kappa", "alpha", "beta"), values, strict=True):
-            cut = np.asarray(value)[..., j : j + 1] if per_column(value) else value
-            object.__setattr__(out, name, cut)
+        for name, value, cut in zip(
+            ("mu", "kappa", "alpha", "beta"), self._values(), self._cut, strict=True
+        ):
+            object.__setattr__(out, name, value[..., j : j + 1] if cut else value)
         return out
 
     def _filled(self, mu, beta) -> NormalInverseGamma:

@@ -72,6 +72,12 @@ class Family:
             )
         self.name: str | None = None
 
+    def __copy__(self) -> Family:
+        """A shallow copy (binding makes one per column, so it is kept cheap)."""
+        out = object.__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        return out
+
     def __repr__(self) -> str:
         bits = [f"prior={self.prior!r}"]
         if self.estimate is not None:

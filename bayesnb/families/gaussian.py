@@ -161,20 +161,11 @@ class Gaussian(Family):
         ``var_floor``, and priors of one layout: each parameter the default (None), one
         shared number, or one value per class of this column (e.g. the default once
         resolved), which the fused block lays side by side."""
-        if self.n_columns != 1 or self.columns != [self.name]:
+        if len(self.columns) != 1 or self.columns[0] != self.name:
             return None
-        layout = []
-        for name in _NIG_FIELDS:
-            v = getattr(self.prior, name)
-            if v is None:
-                layout.append(None)
-            elif np.ndim(v) == 0:
-                layout.append(float(v))
-            elif np.shape(v)[-1] == 1:
-                layout.append(("per column", np.shape(v)))
-            else:
-                return None
-        return ("gaussian", self.estimate, self.ddof, self.var_floor, *layout)
+        if self.prior.by_column():
+            return None
+        return ("gaussian", self.estimate, self.ddof, self.var_floor, *self.prior.layout())
 
     def fused(self, blocks) -> Gaussian:
         out = copy.copy(self)
