@@ -43,15 +43,16 @@ from bayesnb.priors import (
 from bayesnb.workflow import cluster_report, compare
 
 # ``bayesnb.text`` is imported on first use (``bnb.text`` or loading a saved TextFit),
-# so that ``python -m bayesnb.text`` runs a module not imported before.
+# so that ``python -m bayesnb.text`` runs a module not imported before; so is
+# ``bayesnb.plots`` (``bnb.plots``), which imports matplotlib when it draws.
 register_loader("TextFit", "bayesnb.text")
 
 
 def __getattr__(name):
-    if name == "text":
+    if name in ("text", "plots"):
         import importlib
 
-        return importlib.import_module("bayesnb.text")
+        return importlib.import_module(f"bayesnb.{name}")
     raise AttributeError(f"module 'bayesnb' has no attribute {name!r}")
 
 
@@ -95,6 +96,7 @@ __all__ = [
     "laplace",
     "load",
     "m_estimate",
+    "plots",
     "show_progress",
     "text",
 ]

@@ -487,6 +487,15 @@ class TreeAugmentedNB:
         self.target: str | None = None
 
     def fit(self, data: pd.DataFrame, target: str, estimate: str = "mean", values=None):
+        """Learn the tree from ``data`` and fit every node's table.
+
+        The tree over the features is the maximum spanning tree of their conditional
+        mutual information given ``target`` (:func:`naive_assumption_diagnostic`),
+        rooted at the first feature; the class is a parent of every feature. The
+        tables are then fitted as :meth:`BayesNet.fit` does, under ``estimate``, with
+        ``values`` (``{column: values}``) fixing a column's values where the data
+        does not show them all. Returns the model itself.
+        """
         nx = _nx()
         if target not in data.columns:
             raise InputError(f"target {target!r} is not a column of the data.")
@@ -561,7 +570,12 @@ class TreeAugmentedNB:
         return mask
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """:math:`P(c \\mid x)` (rows, classes, in the order of :attr:`labels`)."""
         return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """The most probable class of every row (ties to the first in :attr:`labels`)."""
+        return np.asarray(self.labels, dtype=object)[self.predict_log_proba(X).argmax(axis=1)]
 
 
 def compare_tan(

@@ -23,6 +23,9 @@ so that users can place the plots in figures of their own:
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+
+from bayesnb.errors import InputError
 
 
 def _axes(ax):
@@ -76,12 +79,16 @@ def learning_curves(table, metric: str = "log_loss", strength=None, ax=None):
     return ax
 
 
-def reliability(truth, proba, bins: int = 10, ax=None, label: str | None = None):
+def reliability(truth, proba, bins: int = 10, ax=None, label: str | None = None, classes=None):
     """Calibration: the observed frequency of the predicted class against its
-    predicted probability, in ``bins`` equal-width bins (the diagonal is perfect)."""
+    predicted probability, in ``bins`` equal-width bins (the diagonal is perfect).
+
+    ``truth`` holds each row's true class as a column index of ``proba``, or as a
+    label when ``classes`` names the columns of ``proba`` in order (a fit's
+    ``labels``)."""
     ax = _axes(ax)
     proba = np.asarray(proba, dtype=float)
-    truth = np.asarray(truth)
+    truth = _class_positions(truth, proba.shape[1], classes)
     top = proba.max(axis=1)
     hit = proba.argmax(axis=1) == truth
     edges = np.linspace(0.0, 1.0, bins + 1)
@@ -100,6 +107,30 @@ def reliability(truth, proba, bins: int = 10, ax=None, label: str | None = None)
     if label:
         ax.legend(fontsize=8)
     return ax
+
+
+def _class_positions(truth, n_classes: int, classes) -> np.ndarray:
+    """Every row's class as a column index of the probabilities: ``truth`` looked up
+    in ``classes``, or ``truth`` itself when it already holds indices."""
+    truth = np.asarray(truth)
+    if classes is not None:
+        index = pd.Index(list(classes)).get_indexer(truth)
+        if (index < 0).any():
+            raise InputError(
+                f"truth holds {truth[index < 0][0]!r}, which is not among classes "
+                f"{list(classes)[:10]!r}. Give classes= as the labels of proba's columns, "
+                "in order (a fit's .labels)."
+            )
+        return index
+    if truth.dtype.kind not in "iu" or (
+        truth.size and not 0 <= truth.min() <= truth.max() < n_classes
+    ):
+        raise InputError(
+            f"truth must hold column indices of proba (integers 0..{n_classes - 1}); got "
+            f"values of dtype {truth.dtype} such as {truth.flat[0]!r}. Pass classes= (a "
+            "fit's .labels) to give truth as labels."
+        )
+    return truth
 
 
 def em_traces(fit, ax=None):

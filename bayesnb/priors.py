@@ -11,6 +11,7 @@ Laplace smoothing and the m-estimate are Dirichlet priors in disguise:
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 
@@ -20,6 +21,10 @@ from bayesnb._lazy import special
 from bayesnb.errors import InputError, InputTypeError
 
 ESTIMATES = ("ml", "map", "mean", "predictive")
+
+
+#: Where the package's sources live: a warning names the first caller outside them.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class ZeroProbabilityWarning(UserWarning):
@@ -380,7 +385,7 @@ class Dirichlet:
                 "-inf, so any row showing such a value rules that class out. Use "
                 "estimate='mean' or a prior with alpha > 1 to smooth.",
                 ZeroProbabilityWarning,
-                stacklevel=2,
+                skip_file_prefixes=(_PACKAGE_DIR,),  # the user's call that fitted
             )
         return logp
 
