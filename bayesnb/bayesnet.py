@@ -257,7 +257,10 @@ def ic(variables, independent, max_given: int | None = None):
        v-structure (Meek's rules 1–3), until nothing changes.
 
     Returns a ``networkx.DiGraph``: a directed edge once, an undirected edge as arcs
-    both ways, with the separating sets in ``graph.graph["sepsets"]``.
+    both ways, with the separating sets in ``graph.graph["sepsets"]``. An edge two
+    v-structures would orient opposite ways (independences no DAG has, e.g. from
+    noisy tests) stays undirected and is listed in ``graph.graph["conflicts"]``
+    (frozensets of its two ends); it is never dropped.
     """
     nx = _nx()
     variables = list(variables)
@@ -281,14 +284,23 @@ def ic(variables, independent, max_given: int | None = None):
     for x in variables:
         for y in adjacent[x]:
             graph.add_edge(x, y)  # undirected: both ways
+    heads = set()  # (tail, head) of every arc a v-structure asks for
     for z in variables:
         for x, y in itertools.combinations(sorted(adjacent[z], key=variables.index), 2):
             if y in adjacent[x]:
                 continue
             if z not in sepsets.get(frozenset((x, y)), set()):
-                graph.remove_edges_from([(z, x), (z, y)])  # x → z ← y
+                heads.update([(x, z), (y, z)])  # x → z ← y
+    # Two v-structures may ask for one edge both ways (the independences then fit no
+    # DAG): the edge stays, undirected, and is listed as a conflict; any order of the
+    # variables gives the same pattern.
+    conflicts = {frozenset(arc) for arc in heads if arc[::-1] in heads}
+    for tail, head in heads:
+        if frozenset((tail, head)) not in conflicts:
+            graph.remove_edges_from([(head, tail)])
     _meek(graph)
     graph.graph["sepsets"] = sepsets
+    graph.graph["conflicts"] = conflicts
     return graph
 
 

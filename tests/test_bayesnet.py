@@ -357,3 +357,21 @@ def test_tan_against_naive_bayes_on_house_votes():
     truth = [labels.index(v) for v in test["party"]]
     loss = -np.mean(np.log(proba[np.arange(len(test)), truth]))
     assert losses.loc[0, "naive"] == pytest.approx(loss, rel=1e-12)
+
+
+def test_ic_keeps_an_edge_two_v_structures_orient_opposite_ways():
+    """Independences no DAG has: A ⊥ C and B ⊥ D, each marginally, over the 4-cycle
+    A–B–C–D–A. Every node is then the collider of a v-structure, and every edge is
+    asked for both ways. The skeleton stays whole (it used to lose all four edges),
+    each edge undirected and listed as a conflict, whatever the variables' order."""
+    import itertools
+
+    def indep(x, y, given):
+        return {x, y} in ({"A", "C"}, {"B", "D"}) and not given
+
+    cycle = {frozenset(e) for e in [("A", "B"), ("B", "C"), ("C", "D"), ("D", "A")]}
+    for order in itertools.permutations("ABCD"):
+        graph = bn.ic(list(order), indep)
+        assert {frozenset(e) for e in graph.edges} == cycle
+        assert all(graph.has_edge(b, a) for a, b in graph.edges)  # all undirected
+        assert graph.graph["conflicts"] == cycle
