@@ -84,6 +84,22 @@ class MonotonicityError(RuntimeError):
     log-likelihood, or the log posterior). A decrease means the M-step did not
     maximize what the objective measures: a bug, or an estimator that is not a
     maximizer.
+
+    Examples
+    --------
+    The check runs at every iteration, so a fit that returns has an objective that
+    never fell: here MAP-EM on the house votes, with its history of the log
+    posterior.
+
+    >>> import numpy as np
+    >>> import bayesnb as bnb
+    >>> votes = bnb.datasets.house_votes_84().drop(columns="party")
+    >>> try:
+    ...     mix = bnb.NaiveBayes().cluster(votes, 2, estimate="map", random_state=0)
+    ... except bnb.MonotonicityError:
+    ...     print("an M-step failed to maximize: report it")
+    >>> bool(np.all(np.diff(mix.history) >= 0.0))
+    True
     """
 
 
