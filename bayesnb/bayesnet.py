@@ -779,10 +779,12 @@ def compare_tan(
 
     Examples
     --------
+    House votes on two folds (five, the default, give 0.145 against 0.616):
+
     >>> from bayesnb import datasets
-    >>> losses = compare_tan(datasets.house_votes_84(), "party")
-    >>> bool(losses["tan"].mean() < losses["naive"].mean())
-    True
+    >>> losses = compare_tan(datasets.house_votes_84(), "party", n_splits=2)
+    >>> losses.mean().round(3).to_dict()
+    {'tan': 0.152, 'naive': 0.627}
     """
     if target not in data.columns:
         raise InputError(f"target {target!r} is not a column of the data.")
