@@ -1479,6 +1479,29 @@ class MixtureFit(FittedModel):
     total_weight : float
         Their total weight (``n_samples`` without ``sample_weight``): the sample size
         of :attr:`bic`, since a row of weight 2 counts as two rows.
+
+    Examples
+    --------
+    The 16 house votes as a mixture of two components, without the party: the
+    components come out close to the two parties.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import bayesnb as bnb
+    >>> votes = bnb.datasets.house_votes_84()
+    >>> X = votes.drop(columns="party")
+    >>> mix = bnb.NaiveBayes().cluster(X, 2, n_init=2, random_state=0)
+    >>> mix.converged, mix.responsibilities.shape, mix.params["class_prob"].values.round(3)
+    (True, (435, 2), array([0.522, 0.478]))
+    >>> pd.crosstab(mix.predict(X), votes["party"], rownames=["component"])
+    party      democrat  republican
+    component
+    0               218           8
+    1                49         160
+    >>> round(mix.log_likelihood, 1), round(mix.bic, 1)
+    (-3105.7, 6411.9)
+    >>> bool(np.all(np.diff(mix.history) >= 0))  # EM never lowers its objective
+    True
     """
 
     label_dim = "component"
