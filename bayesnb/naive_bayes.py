@@ -555,7 +555,8 @@ class NaiveBayesFit(FittedModel):
         Returns
         -------
         xarray.Dataset
-            ``mean``, ``lower`` and ``upper``, each with dims ``(row, label)``.
+            ``mean``, ``lower`` and ``upper``, each with dims ``(row, fit.label_dim)``
+            (``class_label`` for a classifier).
         """
         from bayesnb.posterior import predictive_interval
 
