@@ -16,7 +16,30 @@ _ACTIVE = False
 
 
 def show_progress(enabled: bool | None = None) -> None:
-    """Draw progress bars always (True), never (False) or on a terminal (None)."""
+    """Draw progress bars always (True), never (False) or on a terminal (None).
+
+    Examples
+    --------
+    Forced on, the cross-validation of :func:`bayesnb.compare` draws its bar even
+    on a captured stderr; off, it draws nothing.
+
+    >>> import contextlib
+    >>> import io
+    >>> import bayesnb as bnb
+    >>> tennis = bnb.datasets.play_tennis()
+    >>> def captured():
+    ...     err = io.StringIO()
+    ...     with contextlib.redirect_stderr(err):
+    ...         bnb.compare(tennis, "play", strengths=(1.0,), train_sizes=(1.0,), n_splits=2)
+    ...     return err.getvalue()
+    >>> bnb.show_progress(True)
+    >>> "cross-validating the estimators" in captured()
+    True
+    >>> bnb.show_progress(False)
+    >>> captured()
+    ''
+    >>> bnb.show_progress(None)  # the default: bars on a terminal only
+    """
     global _SETTING
     if enabled is not None and not isinstance(enabled, bool):
         raise TypeError(f"show_progress takes True, False or None; got {enabled!r}.")

@@ -55,7 +55,22 @@ def _names(value) -> list:
 
 # -- independence in a joint table --------------------------------------------------------
 def marginal(table: xr.DataArray, keep) -> xr.DataArray:
-    """The joint table summed over every variable not in ``keep``."""
+    """The joint table summed over every variable not in ``keep``.
+
+    Examples
+    --------
+    The sprinkler net's joint table, with random tables: X1 has no parent, so its
+    marginal is its own table.
+
+    >>> from bayesnb import bayesnet as bn
+    >>> dag = bn.sprinkler()
+    >>> table = bn.joint_table(dag, bn.random_cpts(dag, random_state=0))
+    >>> cpts = bn.random_cpts(dag, random_state=0)
+    >>> bool(np.allclose(bn.marginal(table, "X1"), cpts["X1"]))
+    True
+    >>> bn.marginal(table, ["X2", "X3"]).dims
+    ('X2', 'X3')
+    """
     keep = _names(keep)
     missing = [v for v in keep if v not in table.dims]
     if missing:
@@ -65,7 +80,24 @@ def marginal(table: xr.DataArray, keep) -> xr.DataArray:
 
 def conditional(table: xr.DataArray, of, given=()) -> xr.DataArray:
     """:math:`P(\\text{of} \\mid \\text{given})` as a table over both (NaN where the
-    condition has probability 0)."""
+    condition has probability 0).
+
+    Examples
+    --------
+    In the sprinkler net X5 (slippery) depends on X4 (wet) alone, so its
+    conditional table given X4, computed from the joint table, is the one the joint
+    was built from.
+
+    >>> from bayesnb import bayesnet as bn
+    >>> dag = bn.sprinkler()
+    >>> cpts = bn.random_cpts(dag, random_state=0)
+    >>> table = bn.joint_table(dag, cpts)
+    >>> p = bn.conditional(table, "X5", given="X4")
+    >>> bool(np.allclose(p.transpose("X4", "X5"), cpts["X5"]))
+    True
+    >>> p.sum("X5").values  # one distribution per value of X4
+    array([1., 1.])
+    """
     of, given = _names(of), _names(given)
     joint = marginal(table, of + given)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -76,7 +108,21 @@ def is_independent(table: xr.DataArray, x, y, given=(), tol: float = 1e-12) -> b
     """Whether :math:`X \\perp Y \\mid Z` in the joint ``table``: :math:`P(x, y, z)
     P(z) = P(x, z) P(y, z)` for every value, to ``tol`` (no division, so values of
     probability 0 need no care). ``x``, ``y`` and ``given`` are names or lists of
-    names (sets of variables)."""
+    names (sets of variables).
+
+    Examples
+    --------
+    Sprinkler (X2) and rain (X3) are independent given the season (X1), but not
+    once the wet grass (X4), their common effect, is known too:
+
+    >>> from bayesnb import bayesnet as bn
+    >>> dag = bn.sprinkler()
+    >>> table = bn.joint_table(dag, bn.random_cpts(dag, random_state=0))
+    >>> bn.is_independent(table, "X2", "X3", given="X1")
+    True
+    >>> bn.is_independent(table, "X2", "X3", given=["X1", "X4"])
+    False
+    """
     x, y, z = _names(x), _names(y), _names(given)
     if set(x) & set(y) or (set(x) | set(y)) & set(z):
         raise InputError("x, y and given must be disjoint sets of variables.")
@@ -89,14 +135,36 @@ def is_independent(table: xr.DataArray, x, y, given=(), tol: float = 1e-12) -> b
 # -- graphs -------------------------------------------------------------------------------
 def sprinkler():
     """The seed's sprinkler network: X1 (season) → X2 (sprinkler), X1 → X3 (rain),
-    X2 → X4 (wet), X3 → X4, X4 → X5 (slippery)."""
+    X2 → X4 (wet), X3 → X4, X4 → X5 (slippery).
+
+    Examples
+    --------
+    >>> from bayesnb import bayesnet as bn
+    >>> sorted(bn.sprinkler().edges)
+    [('X1', 'X2'), ('X1', 'X3'), ('X2', 'X4'), ('X3', 'X4'), ('X4', 'X5')]
+    """
     nx = _nx()
     return nx.DiGraph([("X1", "X2"), ("X1", "X3"), ("X2", "X4"), ("X3", "X4"), ("X4", "X5")])
 
 
 def d_separated(graph, x, y, given=()) -> bool:
     """Whether ``x`` and ``y`` are d-separated by ``given`` in the DAG ``graph``
-    (networkx's ``is_d_separator``)."""
+    (networkx's ``is_d_separator``).
+
+    Examples
+    --------
+    In the sprinkler net the season blocks both paths between sprinkler and rain;
+    conditioning on the collider X4 (wet) opens one again.
+
+    >>> from bayesnb import bayesnet as bn
+    >>> dag = bn.sprinkler()
+    >>> bn.d_separated(dag, "X2", "X3", given="X1")
+    True
+    >>> bn.d_separated(dag, "X2", "X3", given=["X1", "X4"])
+    False
+    >>> bn.d_separated(dag, "X1", "X5", given="X4")  # X4 screens the season off
+    True
+    """
     return bool(_nx().is_d_separator(graph, set(_names(x)), set(_names(y)), set(_names(given))))
 
 
@@ -104,7 +172,19 @@ def random_cpts(graph, cards: dict | int = 2, random_state=None, concentration: 
     """A random conditional probability table per node, :math:`P(v \\mid
     \\text{parents})` as a DataArray over ``(*parents, v)``, every row drawn from
     Dirichlet(``concentration``); ``cards``: the number of values of every node (one
-    int for all)."""
+    int for all).
+
+    Examples
+    --------
+    >>> from bayesnb import bayesnet as bn
+    >>> cpts = bn.random_cpts(bn.sprinkler(), cards={"X1": 4, "X2": 2, "X3": 2,
+    ...                                              "X4": 2, "X5": 2}, random_state=0)
+    >>> cpts["X1"].shape, cpts["X4"].dims
+    ((4,), ('X2', 'X3', 'X4'))
+    >>> cpts["X4"].sum("X4").values  # one distribution per configuration of the parents
+    array([[1., 1.],
+           [1., 1.]])
+    """
     rng = np.random.default_rng(random_state)
     card = (lambda v: cards) if isinstance(cards, int) else cards.__getitem__
     out = {}
@@ -123,7 +203,18 @@ def random_cpts(graph, cards: dict | int = 2, random_state=None, concentration: 
 
 def joint_table(graph, cpts: dict) -> xr.DataArray:
     """The joint table of the Bayes net: the product of its nodes' tables, over the
-    nodes in topological order."""
+    nodes in topological order.
+
+    Examples
+    --------
+    >>> from bayesnb import bayesnet as bn
+    >>> dag = bn.sprinkler()
+    >>> table = bn.joint_table(dag, bn.random_cpts(dag, random_state=0))
+    >>> table.dims, table.shape
+    (('X1', 'X2', 'X3', 'X4', 'X5'), (2, 2, 2, 2, 2))
+    >>> round(float(table.sum()), 12)
+    1.0
+    """
     order = list(_nx().topological_sort(graph))
     table = xr.DataArray(1.0)
     for node in order:
@@ -134,7 +225,14 @@ def joint_table(graph, cpts: dict) -> xr.DataArray:
 def v_structures(graph) -> set:
     """The v-structures (colliders) ``(a, c, b)`` of a DAG or a pattern, a → c ← b
     with a and b not adjacent (a before b in sorted order). In a pattern (an undirected
-    edge held as arcs both ways, as :func:`ic` returns) only directed arcs count."""
+    edge held as arcs both ways, as :func:`ic` returns) only directed arcs count.
+
+    Examples
+    --------
+    >>> from bayesnb import bayesnet as bn
+    >>> bn.v_structures(bn.sprinkler())  # sprinkler → wet ← rain
+    {('X2', 'X4', 'X3')}
+    """
     out = set()
     for c in graph.nodes:
         parents = sorted((p for p in graph.predecessors(c) if not graph.has_edge(c, p)), key=str)
@@ -146,7 +244,25 @@ def v_structures(graph) -> set:
 
 def equivalent(first, second) -> bool:
     """Whether two DAGs are observationally equivalent (seed 004): the same
-    adjacencies and the same v-structures."""
+    adjacencies and the same v-structures.
+
+    Examples
+    --------
+    Reversing X1 → X2 in the sprinkler net keeps its one v-structure, so no data
+    can tell the two apart; reversing X2 → X4 destroys it.
+
+    >>> from bayesnb import bayesnet as bn
+    >>> dag = bn.sprinkler()
+    >>> def reversed_edge(graph, a, b):
+    ...     out = graph.copy()
+    ...     out.remove_edge(a, b)
+    ...     out.add_edge(b, a)
+    ...     return out
+    >>> bn.equivalent(dag, reversed_edge(dag, "X1", "X2"))
+    True
+    >>> bn.equivalent(dag, reversed_edge(dag, "X2", "X4"))
+    False
+    """
 
     def skeleton(g):
         return {frozenset(e) for e in g.edges}
@@ -261,6 +377,23 @@ def ic(variables, independent, max_given: int | None = None):
     v-structures would orient opposite ways (independences no DAG has, e.g. from
     noisy tests) stays undirected and is listed in ``graph.graph["conflicts"]``
     (frozensets of its two ends); it is never dropped.
+
+    Examples
+    --------
+    With d-separation in the sprinkler net as the oracle, IC recovers its pattern:
+    the v-structure and the arc it forces are directed, the season's edges are not.
+
+    >>> from bayesnb import bayesnet as bn
+    >>> dag = bn.sprinkler()
+    >>> pattern = bn.ic(
+    ...     ["X1", "X2", "X3", "X4", "X5"], lambda x, y, s: bn.d_separated(dag, x, y, s)
+    ... )
+    >>> sorted(e for e in pattern.edges if not pattern.has_edge(*e[::-1]))
+    [('X2', 'X4'), ('X3', 'X4'), ('X4', 'X5')]
+    >>> sorted(e for e in pattern.edges if e[0] < e[1] and pattern.has_edge(*e[::-1]))
+    [('X1', 'X2'), ('X1', 'X3')]
+    >>> sorted(pattern.graph["sepsets"][frozenset(("X2", "X3"))])
+    ['X1']
     """
     nx = _nx()
     variables = list(variables)
@@ -352,6 +485,26 @@ class BayesNet:
     its :meth:`query` of the class given the features is ``NaiveBayes``'s
     ``predict_proba`` under the same estimate. A row with a missing value in a node
     or its parents is left out of that node's counts (available cases).
+
+    Examples
+    --------
+    Naive Bayes on play-tennis as a Bayes net: its query of ``play`` given day D1's
+    weather is :class:`~bayesnb.NaiveBayes`'s probability.
+
+    >>> import networkx as nx
+    >>> import bayesnb as bnb
+    >>> from bayesnb import bayesnet as bn
+    >>> tennis = bnb.datasets.play_tennis()
+    >>> features = ["outlook", "temperature", "humidity", "wind"]
+    >>> net = bn.BayesNet(nx.DiGraph([("play", f) for f in features])).fit(tennis)
+    >>> net.cpts["outlook"].sel(play="No").values  # (0+1)/8, (2+1)/8, (3+1)/8
+    array([0.125, 0.375, 0.5  ])
+    >>> day = tennis.loc["D1", features].to_dict()
+    >>> net.query("play", evidence=day).values.round(3)
+    array([0.704, 0.296])
+    >>> fit = bnb.NaiveBayes().fit(tennis, target="play")
+    >>> fit.predict_proba(tennis.loc[["D1"], features]).round(3)
+    array([[0.704, 0.296]])
     """
 
     def __init__(self, graph, prior: Dirichlet | None = None):
@@ -443,7 +596,20 @@ class BayesNet:
 def markovian_parents(table: xr.DataArray, order: list, tol: float = 1e-12) -> dict:
     """Every variable's Markovian parents in ``order`` (seed 004): the smallest set of
     its predecessors that screens it off from the rest of them in the joint ``table``
-    (the first such set of that size, in the order)."""
+    (the first such set of that size, in the order).
+
+    Examples
+    --------
+    In the sprinkler net's joint table, in the order X1..X5, every variable's
+    Markovian parents are its parents in the DAG:
+
+    >>> from bayesnb import bayesnet as bn
+    >>> dag = bn.sprinkler()
+    >>> table = bn.joint_table(dag, bn.random_cpts(dag, random_state=0))
+    >>> parents = bn.markovian_parents(table, ["X1", "X2", "X3", "X4", "X5"])
+    >>> {v: sorted(p) for v, p in parents.items()}
+    {'X1': [], 'X2': ['X1'], 'X3': ['X1'], 'X4': ['X2', 'X3'], 'X5': ['X4']}
+    """
     out = {}
     for j, v in enumerate(order):
         before = order[:j]
@@ -468,7 +634,18 @@ def naive_assumption_diagnostic(data: pd.DataFrame, target: str) -> pd.DataFrame
     """Every pair of features ranked by its conditional mutual information given the
     class, :math:`I(X_i; X_j \\mid C)` (nats, from the counts), with the G² test of
     :math:`X_i \\perp X_j \\mid C`: the pairs at the top break naive Bayes's assumption
-    most. Columns ``a``, ``b``, ``cmi``, ``g2``, ``df``, ``p_value``."""
+    most. Columns ``a``, ``b``, ``cmi``, ``g2``, ``df``, ``p_value``.
+
+    Examples
+    --------
+    >>> from bayesnb import bayesnet as bn, datasets
+    >>> table = bn.naive_assumption_diagnostic(datasets.play_tennis(), "play")
+    >>> table.round(3).head(3)
+                 a            b    cmi     g2  df  p_value
+    0      outlook  temperature  0.291  8.144   6    0.228
+    1  temperature     humidity  0.291  8.144   4    0.086
+    2      outlook         wind  0.216  6.051   3    0.109
+    """
     features = [c for c in data.columns if c != target]
     rows = []
     for a, b in itertools.combinations(features, 2):
@@ -490,6 +667,22 @@ class TreeAugmentedNB:
     prior : Dirichlet, default Dirichlet(1.0)
     tree : bool, default True
         False leaves the tree out: the net is naive Bayes.
+
+    Examples
+    --------
+    On play-tennis the tree links outlook to temperature and wind, and temperature
+    to humidity; without it the model is naive Bayes.
+
+    >>> from bayesnb import bayesnet as bn, datasets
+    >>> tennis = datasets.play_tennis()
+    >>> tan = bn.TreeAugmentedNB().fit(tennis, "play")
+    >>> sorted(edge for edge in tan.net.graph.edges if edge[0] != "play")
+    [('outlook', 'temperature'), ('outlook', 'wind'), ('temperature', 'humidity')]
+    >>> day = tennis.drop(columns="play").loc[["D1"]]
+    >>> tan.labels, tan.predict_proba(day).round(3)
+    (['No', 'Yes'], array([[0.844, 0.156]]))
+    >>> bn.TreeAugmentedNB(tree=False).fit(tennis, "play").predict_proba(day).round(3)
+    array([[0.704, 0.296]])
     """
 
     def __init__(self, prior: Dirichlet | None = None, *, tree: bool = True):
@@ -527,6 +720,7 @@ class TreeAugmentedNB:
 
     @property
     def labels(self) -> list:
+        """The classes, in the column order of :meth:`predict_proba`."""
         return list(self.net.values[self.target])
 
     def predict_log_proba(self, X: pd.DataFrame) -> np.ndarray:
@@ -582,7 +776,8 @@ class TreeAugmentedNB:
         return mask
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        """:math:`P(c \\mid x)` (rows, classes, in the order of :attr:`labels`)."""
+        """:math:`P(c \\mid x)` (rows, classes, in the order of :attr:`labels`); a
+        missing feature is summed out."""
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
@@ -607,10 +802,12 @@ def compare_tan(
 
     Examples
     --------
+    House votes on two folds (five, the default, give 0.145 against 0.616):
+
     >>> from bayesnb import datasets
-    >>> losses = compare_tan(datasets.house_votes_84(), "party")
-    >>> bool(losses["tan"].mean() < losses["naive"].mean())
-    True
+    >>> losses = compare_tan(datasets.house_votes_84(), "party", n_splits=2)
+    >>> losses.mean().round(3).to_dict()
+    {'tan': 0.152, 'naive': 0.627}
     """
     if target not in data.columns:
         raise InputError(f"target {target!r} is not a column of the data.")

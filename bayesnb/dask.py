@@ -38,14 +38,24 @@ from bayesnb._data import Table, declare, encode_labels
 from bayesnb.errors import InputError
 from bayesnb.sufficient import merge_stats
 
-__all__ = ["cluster", "fit", "is_dask", "predict"]
+__all__ = ["fit", "is_dask", "predict"]
 
 #: Rows of the in-memory sample EM starts from when no start is given.
 START_ROWS = 20_000
 
 
 def is_dask(obj) -> bool:
-    """Whether ``obj`` is a Dask collection (without importing Dask)."""
+    """Whether ``obj`` is a Dask collection (without importing Dask).
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import bayesnb as bnb
+    >>> from bayesnb.dask import is_dask
+    >>> votes = bnb.datasets.house_votes_84()
+    >>> is_dask(votes), is_dask(dd.from_pandas(votes, npartitions=2))
+    (False, True)
+    """
     return type(obj).__module__.partition(".")[0] == "dask" and hasattr(obj, "__dask_graph__")
 
 
@@ -363,7 +373,26 @@ def fit(
     are Dask collections partitioned like ``X``, or, for a DataFrame, names of its
     columns. Without labels the fit is the density, as in memory. The fit keeps no
     training rows (``fit.training`` is empty), so its exact posterior has no
-    ``observed_data`` group."""
+    ``observed_data`` group.
+
+    Examples
+    --------
+    The house votes in four partitions, counted by Dask's local scheduler: the
+    merged statistics give the parameters of the fit in memory.
+
+    >>> import dask.dataframe as dd
+    >>> import numpy as np
+    >>> import bayesnb as bnb
+    >>> from bayesnb import dask as on_dask
+    >>> votes = bnb.datasets.house_votes_84()
+    >>> ddf = dd.from_pandas(votes, npartitions=4)
+    >>> fit = on_dask.fit(bnb.NaiveBayes(), ddf, target="party")  # as NaiveBayes().fit(ddf, ...)
+    >>> in_memory = bnb.NaiveBayes().fit(votes, target="party")
+    >>> all(np.allclose(fit.params[v], in_memory.params[v]) for v in in_memory.params.data_vars)
+    True
+    >>> fit.training
+    []
+    """
     from bayesnb.density import CONSTANT_LABEL, DENSITY_TARGET, DensityFit
     from bayesnb.naive_bayes import NaiveBayesFit, check_classes
     from bayesnb.priors import check_estimate
@@ -454,7 +483,27 @@ def predict(fitted, X, method: str):
     """``fitted.<method>(X)`` of a Dask collection, partition by partition: a Dask
     DataFrame gives a Dask DataFrame (one column per class, or a Series of labels for
     ``predict``), a Dask array a Dask array. Each task holds the fitted model and
-    depends on its partition alone, so it runs where the partition is."""
+    depends on its partition alone, so it runs where the partition is.
+
+    ``method`` is ``"predict"``, ``"predict_proba"`` or ``"predict_log_proba"``;
+    ``fitted.predict_proba(ddf)`` and the other methods call this.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import numpy as np
+    >>> import bayesnb as bnb
+    >>> from bayesnb.dask import predict
+    >>> votes = bnb.datasets.house_votes_84()
+    >>> fit = bnb.NaiveBayes().fit(votes, target="party")
+    >>> rows = dd.from_pandas(votes.drop(columns="party"), npartitions=4)
+    >>> proba = predict(fit, rows, "predict_proba")  # lazy: one task per partition
+    >>> type(proba).__name__, proba.npartitions, list(proba.columns)
+    ('DataFrame', 4, ['democrat', 'republican'])
+    >>> in_memory = fit.predict_proba(votes.drop(columns="party"))
+    >>> bool(np.allclose(proba.compute().to_numpy(), in_memory))
+    True
+    """
     dask = _dask()
     if method not in _METHODS:
         raise InputError(f"method must be one of {_METHODS}; got {method!r}.")

@@ -622,6 +622,25 @@ def load(path):
     model, every feature's family and its settings, and the statistics' shapes and
     values. A missing, foreign, damaged or inconsistent file raises
     :class:`bayesnb.errors.ModelFileError` naming the path and what is wrong.
+
+    Examples
+    --------
+    The parameters are estimated again from the saved statistics, so the loaded
+    model predicts exactly as the saved one:
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import bayesnb as bnb
+    >>> tennis = bnb.datasets.play_tennis()
+    >>> days = tennis.drop(columns="play")
+    >>> fit = bnb.NaiveBayes().fit(tennis, target="play")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     fit.save(Path(folder) / "tennis.nc")
+    ...     loaded = bnb.load(Path(folder) / "tennis.nc")
+    >>> type(loaded).__name__, loaded.labels
+    ('NaiveBayesFit', ['No', 'Yes'])
+    >>> bool((loaded.predict_proba(days) == fit.predict_proba(days)).all())
+    True
     """
     name = _file_name(path, "load")
     if not os.path.exists(name):

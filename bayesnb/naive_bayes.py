@@ -368,6 +368,30 @@ class NaiveBayesFit(FittedModel):
     training : list of TrainingRows
         The batches of rows the statistics were counted from (one after ``fit``; one
         more after each :meth:`update`); empty for a model read from a file.
+
+    Examples
+    --------
+    Play-tennis under the default Dirichlet(1) priors: the posterior mean of
+    P(play = Yes) is (9 + 1)/(14 + 2), and day D1 is predicted a "No" day.
+
+    >>> import numpy as np
+    >>> import bayesnb as bnb
+    >>> tennis = bnb.datasets.play_tennis()
+    >>> fit = bnb.NaiveBayes().fit(tennis, target="play")
+    >>> fit.labels, fit.params["class_prob"].values
+    (['No', 'Yes'], array([0.375, 0.625]))
+    >>> fit.counts["outlook"].sel(class_label="No").values  # Overcast, Rain, Sunny
+    array([0., 2., 3.])
+    >>> day = tennis.drop(columns="play").loc[["D1"]]
+    >>> fit.predict_proba(day).round(3), fit.predict(day)
+    (array([[0.704, 0.296]]), array(['No'], dtype=object))
+
+    The conjugate update is exact: two batches give the one fit on every row.
+
+    >>> first = bnb.NaiveBayes().fit(tennis.iloc[:7], target="play")
+    >>> both = first.update(tennis.iloc[7:], target="play")
+    >>> all(np.allclose(both.params[v], fit.params[v]) for v in fit.params.data_vars)
+    True
     """
 
     training: list = []  # noqa: RUF012  (a model read from a file keeps no rows)
@@ -531,7 +555,8 @@ class NaiveBayesFit(FittedModel):
         Returns
         -------
         xarray.Dataset
-            ``mean``, ``lower`` and ``upper``, each with dims ``(row, label)``.
+            ``mean``, ``lower`` and ``upper``, each with dims ``(row, fit.label_dim)``
+            (``class_label`` for a classifier).
         """
         from bayesnb.posterior import predictive_interval
 

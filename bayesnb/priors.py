@@ -33,6 +33,26 @@ class ZeroProbabilityWarning(UserWarning):
     Any new observation of that value then has likelihood 0 under that class, the
     seeds' "zero conditional probability" problem. Use ``estimate="mean"`` or a
     Dirichlet prior with every concentration > 1 to smooth it away.
+
+    Examples
+    --------
+    No day of play-tennis with an overcast outlook is a ``"No"`` day, so maximum
+    likelihood gives that pair probability 0; the posterior mean does not.
+
+    >>> import warnings
+    >>> import bayesnb as bnb
+    >>> tennis = bnb.datasets.play_tennis()
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     fit = bnb.NaiveBayes().fit(tennis, target="play", estimate="ml")
+    >>> [w.category.__name__ for w in caught]
+    ['ZeroProbabilityWarning']
+    >>> cell = {"class_label": "No", "outlook_category": "Overcast"}
+    >>> float(fit.params["outlook"].sel(cell))
+    0.0
+    >>> smooth = bnb.NaiveBayes().fit(tennis, target="play", estimate="mean")
+    >>> float(smooth.params["outlook"].sel(cell))  # (0 + 1) / (5 + 3) under Dirichlet(1)
+    0.125
     """
 
 
@@ -252,6 +272,7 @@ class Dirichlet:
 
     # -- moments ------------------------------------------------------------------------
     def mean(self) -> np.ndarray:
+        """The mean :math:`\\alpha_v / \\sum\\alpha` of every category (last axis)."""
         a = self._full()
         return a / a.sum(axis=-1, keepdims=True)
 
@@ -269,6 +290,8 @@ class Dirichlet:
         return (a - 1.0) / excess
 
     def var(self) -> np.ndarray:
+        """Every category's variance :math:`m_v (1 - m_v) / (\\sum\\alpha + 1)`, with
+        :math:`m_v` its mean."""
         a = self._full()
         a0 = a.sum(axis=-1, keepdims=True)
         m = a / a0
@@ -560,6 +583,7 @@ class PointMass:
         return self
 
     def mean(self) -> np.ndarray:
+        """The fixed probabilities (a copy)."""
         return self.probs.copy()
 
     def point_estimate(self, counts, estimate: str, *, what: str = "a variable") -> np.ndarray:

@@ -60,7 +60,6 @@ from bayesnb.families._kernels import value_array
 from bayesnb.priors import class_concentration
 
 __all__ = [
-    "bound_mixture_model",
     "classifier_model",
     "log_density",
     "mixture_model",
@@ -76,7 +75,21 @@ LIKELIHOOD = "log_likelihood"
 
 # -- the front ----------------------------------------------------------------------------
 def to_pymc(model, X, y=None, n_components=None, *, target=None, sample_weight=None):
-    """See :meth:`bayesnb.NaiveBayes.to_pymc`."""
+    """The PyMC model of ``model`` on ``X``: :meth:`bayesnb.NaiveBayes.to_pymc`, which
+    documents the arguments, as a function of the declaration.
+
+    Examples
+    --------
+    Seed 003's soccer games as one component: the only free parameter is P(win),
+    sampled as its log-odds.
+
+    >>> import bayesnb as bnb
+    >>> from bayesnb.pymc_model import to_pymc
+    >>> games = bnb.datasets.soccer_games()
+    >>> pm_model = to_pymc(bnb.NaiveBayes(), games, n_components=1)
+    >>> [rv.name for rv in pm_model.free_RVs], [v.name for v in pm_model.value_vars]
+    (['class_prob', 'win'], ['class_prob_simplex__', 'win_logodds__'])
+    """
     if n_components is None:
         if y is None and target is None:
             raise InputError(
@@ -103,6 +116,28 @@ def classifier_model(fit) -> pm.Model:
     class, from the class's own rows), and its likelihood that of the training rows
     with their labels, through the fit's statistics (so a fit read by
     :func:`bayesnb.load` serves too). The class dim is ``fit.label_dim``.
+
+    Examples
+    --------
+    Play-tennis under the default Dirichlet(1) priors. At the fitted parameters
+    the model's log density is the log-likelihood of the counts plus the log prior
+    density, here ``4 log 2`` (a flat Dirichlet over three values has density 2,
+    over two values 1).
+
+    >>> import math
+    >>> import numpy as np
+    >>> import bayesnb as bnb
+    >>> from bayesnb.pymc_model import classifier_model, log_density
+    >>> fit = bnb.NaiveBayes().fit(bnb.datasets.play_tennis(), target="play")
+    >>> pm_model = classifier_model(fit)
+    >>> pm_model.named_vars_to_dims["outlook"]
+    ('class_label', 'outlook_category')
+    >>> names = {"class_count": "class_prob", "outlook": "outlook",
+    ...          "temperature": "temperature", "humidity": "humidity", "wind": "wind"}
+    >>> loglik = sum(float((fit.counts[c] * np.log(fit.params[p])).sum())
+    ...              for c, p in names.items())
+    >>> round(loglik + 4 * math.log(2), 6), round(log_density(pm_model, fit.params), 6)
+    (-52.318425, -52.318425)
     """
     k = len(fit.labels)
     return _build(
@@ -126,6 +161,20 @@ def mixture_model(
     list of the components' names, and ``y`` the known component of every row (a
     missing label: unknown), as :func:`bayesnb.mixture.fit_mixture` takes them. The
     component of a row is marginalized; a known row's is fixed.
+
+    Examples
+    --------
+    Old Faithful as two Gaussian components: every Gaussian has its variance and
+    mean (and the sd as a deterministic), with the dim ``component``.
+
+    >>> import bayesnb as bnb
+    >>> from bayesnb.pymc_model import mixture_model
+    >>> faithful = bnb.datasets.old_faithful()
+    >>> pm_model = mixture_model(bnb.NaiveBayes(bnb.Gaussian()), faithful, 2)
+    >>> [rv.name for rv in pm_model.free_RVs]
+    ['class_prob', 'eruptions_var', 'eruptions_mu', 'waiting_var', 'waiting_mu']
+    >>> pm_model.named_vars_to_dims["eruptions_sigma"], len(pm_model.coords["component"])
+    (('component',), 2)
     """
     from bayesnb.mixture import _known_codes, mixture_labels
 
@@ -396,7 +445,21 @@ def model_point(pm_model: pm.Model, params) -> dict:
     """The point of ``pm_model``'s value variables (the sampler's transformed space,
     keyed by their names, e.g. ``"class_prob_simplex__"``) at the parameters
     ``params``, an ``xarray.Dataset`` in the layout of ``fit.params`` (extra
-    variables, such as ``<name>_sigma``, are ignored)."""
+    variables, such as ``<name>_sigma``, are ignored).
+
+    Examples
+    --------
+    The maximum-likelihood P(win) of one win in three games is 1/3, whose
+    log-odds, :math:`\\log(1/2)`, is the point of ``win_logodds__``:
+
+    >>> import bayesnb as bnb
+    >>> from bayesnb.pymc_model import model_point, to_pymc
+    >>> games = bnb.datasets.soccer_games()
+    >>> fit = bnb.NaiveBayes().cluster(games, 1, estimate="ml")
+    >>> point = model_point(to_pymc(bnb.NaiveBayes(), games, n_components=1), fit.params)
+    >>> point["win_logodds__"].round(4)
+    array([-0.6931])
+    """
     if not isinstance(params, xr.Dataset | Mapping):
         raise InputTypeError(
             f"params must be an xarray.Dataset in the layout of fit.params; got "
@@ -411,6 +474,24 @@ def model_point(pm_model: pm.Model, params) -> dict:
 def log_density(pm_model: pm.Model, params) -> float:
     """``pm_model``'s log density at the parameters ``params`` (the layout of
     ``fit.params``), without the transforms' Jacobians: the log prior density of the
-    parameters plus the log-likelihood."""
+    parameters plus the log-likelihood.
+
+    Examples
+    --------
+    One win in three games with P(win) = 1/3 under the flat Beta(1, 1) prior
+    (density 1): the log density is the log-likelihood
+    :math:`\\log(1/3) + 2\\log(2/3)`.
+
+    >>> import math
+    >>> import bayesnb as bnb
+    >>> from bayesnb.pymc_model import log_density, to_pymc
+    >>> games = bnb.datasets.soccer_games()
+    >>> fit = bnb.NaiveBayes().cluster(games, 1, estimate="ml")
+    >>> pm_model = to_pymc(bnb.NaiveBayes(), games, n_components=1)
+    >>> round(log_density(pm_model, fit.params), 6)
+    -1.909543
+    >>> round(math.log(1 / 3) + 2 * math.log(2 / 3), 6)
+    -1.909543
+    """
     logp = _cached(pm_model, "logp", lambda: pm_model.compile_logp(jacobian=False))
     return float(logp(model_point(pm_model, params)))

@@ -57,19 +57,54 @@ def _path(name: str):
 
 
 def play_tennis() -> pd.DataFrame:
-    """The 14 PlayTennis days (seeds 001, 004), indexed by day, all string columns."""
+    """The 14 PlayTennis days (seeds 001, 004), indexed by day, all string columns.
+
+    Examples
+    --------
+    >>> import bayesnb as bnb
+    >>> tennis = bnb.datasets.play_tennis()
+    >>> tennis.shape, tennis["play"].value_counts().to_dict()
+    ((14, 5), {'Yes': 9, 'No': 5})
+    >>> tennis.loc["D1"].tolist()
+    ['Sunny', 'Hot', 'High', 'Weak', 'No']
+    """
     from io import StringIO
 
     return pd.read_csv(StringIO(_PLAY_TENNIS), index_col="day", dtype=str)
 
 
 def soccer_games() -> pd.DataFrame:
-    """Seed 003's observed games: win, loss, loss (column ``win``, Boolean)."""
+    """Seed 003's observed games: win, loss, loss (column ``win``, Boolean).
+
+    Examples
+    --------
+    One win in three games: under a Beta(2, 2) prior the posterior mean of the
+    winning probability is (1 + 2)/(3 + 4).
+
+    >>> import bayesnb as bnb
+    >>> games = bnb.datasets.soccer_games()
+    >>> games["win"].tolist()
+    [True, False, False]
+    >>> wins, n = int(games["win"].sum()), len(games)
+    >>> float(bnb.Beta(2, 2).posterior([n - wins, wins]).beta_mean())
+    0.429
+    """
     return pd.DataFrame({"win": [True, False, False]}, index=["X1", "X2", "X3"])
 
 
 def temperature() -> pd.DataFrame:
-    """Seed 001's continuous example: temperatures on 9 "Yes" and 5 "No" days."""
+    """Seed 001's continuous example: temperatures on 9 "Yes" and 5 "No" days.
+
+    Examples
+    --------
+    >>> import bayesnb as bnb
+    >>> temps = bnb.datasets.temperature()
+    >>> temps.groupby("play")["temperature"].agg(["count", "mean"]).round(2)
+          count   mean
+    play
+    No        5  23.88
+    Yes       9  21.64
+    """
     yes = [25.2, 19.3, 18.5, 21.7, 20.1, 24.3, 22.8, 23.1, 19.8]
     no = [27.3, 30.1, 17.4, 29.5, 15.1]
     return pd.DataFrame({"temperature": yes + no, "play": ["Yes"] * len(yes) + ["No"] * len(no)})
@@ -81,6 +116,15 @@ def house_votes_84() -> pd.DataFrame:
     Votes are the strings ``"y"``/``"n"``; a missing vote stays missing (392 cells).
     Source: Congressional Voting Records, J. Schlimmer (1987), UCI Machine Learning
     Repository (as in R's ``mlbench::HouseVotes84``); licence CC BY 4.0.
+
+    Examples
+    --------
+    >>> import bayesnb as bnb
+    >>> votes = bnb.datasets.house_votes_84()
+    >>> votes.shape, int(votes.isna().sum().sum())
+    ((435, 17), 392)
+    >>> votes["party"].value_counts().to_dict()
+    {'democrat': 267, 'republican': 168}
     """
     with _path("house_votes_84.csv").open() as fh:
         df = pd.read_csv(fh, dtype=str, keep_default_na=False, na_values=[""])
@@ -93,6 +137,13 @@ def sms_spam() -> pd.DataFrame:
     Source: SMS Spam Collection v.1, T. A. Almeida, J. M. Gómez Hidalgo and
     A. Yamakami, "Contributions to the Study of SMS Spam Filtering: New Collection and
     Results", DocEng 2011; UCI Machine Learning Repository. Licence: CC BY 4.0.
+
+    Examples
+    --------
+    >>> import bayesnb as bnb
+    >>> sms = bnb.datasets.sms_spam()
+    >>> sms.shape, sms["label"].value_counts().to_dict()
+    ((5574, 2), {'ham': 4827, 'spam': 747})
     """
     rows = []
     with _path("SMSSpamCollection.tsv").open(encoding="utf-8") as fh:
@@ -103,6 +154,14 @@ def sms_spam() -> pd.DataFrame:
 
 
 def old_faithful() -> pd.DataFrame:
-    """272 Old Faithful eruptions: ``eruptions`` and ``waiting`` (minutes)."""
+    """272 Old Faithful eruptions: ``eruptions`` and ``waiting`` (minutes).
+
+    Examples
+    --------
+    >>> import bayesnb as bnb
+    >>> faithful = bnb.datasets.old_faithful()
+    >>> faithful.shape, faithful.mean().round(2).to_dict()
+    ((272, 2), {'eruptions': 3.49, 'waiting': 70.9})
+    """
     with _path("old_faithful.csv").open() as fh:
         return pd.read_csv(fh, dtype=np.float64)

@@ -307,6 +307,22 @@ class Bernoulli(_Discrete):
     from the counts, never from ``log(1 - exp(log theta))``. Counting and scoring
     are matrix products with the 0/1 design; for EM, which reads the block at every
     iteration, :meth:`encode_repeated` folds every eight columns into one code first.
+
+    Examples
+    --------
+    The physician-fee-freeze vote by party under a Beta(2, 2) prior: the MAP of
+    P(yes | democrat) is (m + 1)/(N + 2) with m yes votes of N cast.
+
+    >>> import bayesnb as bnb
+    >>> votes = bnb.datasets.house_votes_84()[["party", "V4"]]
+    >>> model = bnb.NaiveBayes({"V4": bnb.Bernoulli(bnb.Beta(2, 2), values=("n", "y"))})
+    >>> fit = model.fit(votes, target="party", estimate="map")
+    >>> cast = votes.loc[votes["party"] == "democrat", "V4"].dropna()
+    >>> m, N = int((cast == "y").sum()), len(cast)
+    >>> m, N, round((m + 1) / (N + 2), 4)
+    (14, 259, 0.0575)
+    >>> round(float(fit.params["V4"].sel(class_label="democrat")), 4)
+    0.0575
     """
 
     kind = "bernoulli"
@@ -1274,6 +1290,21 @@ class Binned(Categorical):
     stay within the edges. The end bins' labels show their open ends
     (``"(-inf, 1)"``, ``"[9, inf)"``); their ``_lower``/``_upper`` coordinates are the
     finite edges whose width the density uses.
+
+    Examples
+    --------
+    Seed 001's temperatures in three ranges. The five "No" days fall 2, 0 and 3 in
+    the bins, so the posterior mean under Dirichlet(1) is (2 + 1)/8, (0 + 1)/8 and
+    (3 + 1)/8; the density within a bin is its probability over its width.
+
+    >>> import bayesnb as bnb
+    >>> temps = bnb.datasets.temperature()
+    >>> model = bnb.NaiveBayes({"temperature": bnb.Binned(edges=[10, 20, 25, 35])})
+    >>> fit = model.fit(temps, target="play")
+    >>> fit.params["temperature_category"].values.tolist()
+    ['[10, 20)', '[20, 25)', '[25, 35]']
+    >>> fit.params["temperature"].sel(class_label="No").values
+    array([0.375, 0.125, 0.5  ])
     """
 
     kind = "binned"
@@ -1564,6 +1595,23 @@ class Multinomial(_Discrete):
 
     with :math:`a_{ck}` the posterior concentration, :math:`A_c = \\sum_k a_{ck}` and
     :math:`L = \\sum_k x_k`.
+
+    Examples
+    --------
+    Word counts of four messages. The spam messages hold 5, 1 and 0 + 1 of the three
+    words (7 in all), so Laplace's estimate is (5 + 1)/10, (1 + 1)/10, (1 + 1)/10.
+
+    >>> import pandas as pd
+    >>> import bayesnb as bnb
+    >>> counts = pd.DataFrame(
+    ...     {"free": [3, 2, 0, 1], "win": [1, 0, 0, 0], "meeting": [0, 1, 2, 3]}
+    ... )
+    >>> model = bnb.NaiveBayes({"words": bnb.Multinomial(columns=["free", "win", "meeting"])})
+    >>> fit = model.fit(counts, ["spam", "spam", "ham", "ham"], estimate="mean")
+    >>> fit.params["words"].sel(class_label="spam").values
+    array([0.6, 0.2, 0.2])
+    >>> fit.predict(pd.DataFrame({"free": [2], "win": [1], "meeting": [0]}))
+    array(['spam'], dtype=object)
     """
 
     kind = "multinomial"

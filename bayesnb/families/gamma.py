@@ -41,6 +41,23 @@ class Gamma(Family):
     problem Newton's method solves in :math:`\\log a` (Minka's update). Only
     ``estimate="ml"`` is defined. A missing value (NaN) is left out of both the
     statistics and the likelihood; a value <= 0 raises, naming its column.
+
+    Examples
+    --------
+    Seed 001's temperatures (all positive) by class. At the maximum-likelihood
+    estimate the Gamma's mean ``shape / rate`` equals the class's sample mean.
+
+    >>> import bayesnb as bnb
+    >>> temps = bnb.datasets.temperature()
+    >>> fit = bnb.NaiveBayes({"temperature": bnb.Gamma()}).fit(
+    ...     temps, target="play", estimate="ml"
+    ... )
+    >>> no = fit.params.sel(class_label="No")
+    >>> round(float(no["temperature_shape"]), 2), round(float(no["temperature_rate"]), 3)
+    (12.78, 0.535)
+    >>> mean = temps.loc[temps["play"] == "No", "temperature"].mean()
+    >>> round(float(no["temperature_shape"] / no["temperature_rate"]), 2), round(float(mean), 2)
+    (23.88, 23.88)
     """
 
     kind = "gamma"

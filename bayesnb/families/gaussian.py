@@ -62,6 +62,24 @@ class Gaussian(Family):
     As every deviation is taken from a mean, values of any size can be fitted as long
     as their spread is a float: a class whose summed squared deviations exceed the
     largest float (about 1.8e308) is an error naming the column.
+
+    Examples
+    --------
+    Seed 001's temperatures by class: under ``estimate="ml"`` (``ddof=0``) the
+    parameters are each class's mean and variance over N.
+
+    >>> import numpy as np
+    >>> import bayesnb as bnb
+    >>> temps = bnb.datasets.temperature()
+    >>> fit = bnb.NaiveBayes({"temperature": bnb.Gaussian()}).fit(
+    ...     temps, target="play", estimate="ml"
+    ... )
+    >>> no = temps.loc[temps["play"] == "No", "temperature"]
+    >>> round(float(no.mean()), 2), round(float(np.var(no)), 2)
+    (23.88, 40.21)
+    >>> no_params = fit.params.sel(class_label="No")
+    >>> float(no_params["temperature_mu"]), float(no_params["temperature_var"])
+    (23.88, 40.2096)
     """
 
     kind = "gaussian"

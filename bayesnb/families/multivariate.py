@@ -58,6 +58,24 @@ class MultivariateGaussian(Family):
     A missing value has no exact treatment here short of an inner EM over the missing
     entries, so it raises an error naming its column; declare such columns
     :class:`~bayesnb.Gaussian` (independent, which marginalizes them exactly).
+
+    Examples
+    --------
+    Old Faithful's eruptions split into long (over 3 minutes) and short ones, each
+    with its own full covariance: under ``estimate="ml"`` it is the class's scatter
+    matrix over its count, ``numpy.cov(..., bias=True)``.
+
+    >>> import numpy as np
+    >>> import bayesnb as bnb
+    >>> faithful = bnb.datasets.old_faithful()
+    >>> kind = np.where(faithful["eruptions"] > 3, "long", "short")
+    >>> fit = bnb.NaiveBayes(bnb.MultivariateGaussian()).fit(faithful, kind, estimate="ml")
+    >>> fit.params["X_cov"].sel(class_label="long").values.round(3)
+    array([[ 0.168,  0.913],
+           [ 0.913, 35.726]])
+    >>> np.cov(faithful[kind == "long"].to_numpy().T, bias=True).round(3)
+    array([[ 0.168,  0.913],
+           [ 0.913, 35.726]])
     """
 
     kind = "multivariate_gaussian"
