@@ -111,6 +111,13 @@ def compare(
     folds = _stratified_folds(codes, n_splits, rng)
     rows = []
     declared = declare(features, Table(X))  # the families, inferred once from all rows
+    # every estimator is scored on the same training rows: one stratified subsample
+    # of each fold per training size
+    everything = np.arange(len(X))
+    subsets = {
+        size: [_subsample(np.setdiff1d(everything, test), codes, size, rng) for test in folds]
+        for size in train_sizes
+    }
     n_fits = (1 + (len(ESTIMATORS) - 1) * len(strengths)) * len(train_sizes) * len(folds)
     with progress(n_fits, "cross-validating the estimators") as advance:
         for name, estimate, prior_of in ESTIMATORS:
@@ -123,31 +130,40 @@ def compare(
                             codes,
                             labels,
                             folds,
+                            subsets[size],
                             declared,
                             name,
                             estimate,
                             prior_of,
                             strength,
                             size,
-                            rng,
                             advance,
                         )
                     )
     return pd.DataFrame(rows)
 
 
+def _subsample(train: np.ndarray, codes: np.ndarray, size: float, rng) -> np.ndarray:
+    """The share ``size`` of the rows ``train``, class by class (at least one row of
+    every class they hold), sorted; all of them when ``size`` is 1."""
+    if size >= 1.0:
+        return train
+    parts = []
+    for c in np.unique(codes[train]):
+        rows = train[codes[train] == c]
+        parts.append(rng.permutation(rows)[: max(1, round(size * len(rows)))])
+    return np.sort(np.concatenate(parts))
+
+
 def _cross_validated(
-    X, y, codes, labels, folds, declared, name, estimate, prior_of, strength, size, rng, advance
+    X, y, codes, labels, folds, subsets, declared, name, estimate, prior_of, strength, size, advance
 ) -> dict:
     """One row of :func:`compare`: the scores of one estimator, prior strength and
-    training size, averaged over the folds."""
+    training size, averaged over the folds (trained on ``subsets``, one per fold)."""
     from bayesnb.naive_bayes import NaiveBayes
 
     scores = []
-    for test in folds:
-        train = np.setdiff1d(np.arange(len(X)), test)
-        keep = max(len(labels), round(size * len(train)))
-        train = np.sort(rng.permutation(train)[:keep])
+    for test, train in zip(folds, subsets, strict=True):
         n_cat = max(2, X.iloc[train].nunique().max())
         prior = None if prior_of is None else prior_of(strength, n_cat)
         model = NaiveBayes(_with_prior(declared, prior))
@@ -158,7 +174,8 @@ def _cross_validated(
             proba, dead = _aligned(fit, X.iloc[test], labels)
         scores.append({**_scores(codes[test], proba), "no_posterior": dead})
         advance()
-    row = {"estimator": name, "prior_strength": strength, "train_size": size, "n_train": keep}
+    n_train = round(float(np.mean([len(train) for train in subsets])))
+    row = {"estimator": name, "prior_strength": strength, "train_size": size, "n_train": n_train}
     row.update(pd.DataFrame(scores).mean().to_dict())
     return row
 

@@ -65,3 +65,19 @@ def test_compare_fits_bad_input():
         bnb.compare_fits([1, 2])
     with pytest.raises(errors.InputTypeError, match="fits\\['x'\\]"):
         bnb.compare_fits({"x": 3})
+
+
+def test_every_estimator_is_scored_on_the_same_stratified_subsample():
+    """Below train_size=1 every estimator trains on one subsample per fold, drawn
+    class by class: each class keeps a row, so no smoothed estimator meets an unseen
+    class (log loss finite), and the predictive equals the mean (one categorical draw)
+    exactly, as they share their rows. They used to draw their own rows."""
+    table = bnb.compare(
+        bnb.datasets.play_tennis(), "play", strengths=(1.0,), train_sizes=(0.5,), n_splits=2
+    )
+    smoothed = table[table.estimator != "ml"]
+    assert np.isfinite(smoothed.log_loss).all()
+    assert table.n_train.nunique() == 1
+    mean, predictive = (table[table.estimator == e].iloc[0] for e in ("mean", "predictive"))
+    for column in ("accuracy", "log_loss", "brier", "calibration_error"):
+        assert mean[column] == predictive[column]
