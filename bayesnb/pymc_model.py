@@ -468,7 +468,17 @@ def model_point(pm_model: pm.Model, params) -> dict:
     forward = _cached(pm_model, "forward", lambda: _forward(pm_model))
     values = [_free_value(pm_model, rv, params) for rv in pm_model.free_RVs]
     outputs = forward(*values)
-    return {vv.name: np.asarray(out) for vv, out in zip(pm_model.value_vars, outputs, strict=True)}
+    point = {vv.name: np.asarray(out) for vv, out in zip(pm_model.value_vars, outputs, strict=True)}
+    for name, value in point.items():
+        if not np.isfinite(value).all():
+            raise InputError(
+                f"params put {name.removesuffix('__')!r} on the boundary of its space (a "
+                "probability of exactly 0 or 1, or a variance of 0), which the sampler's "
+                "unconstrained space cannot hold, so its log density there is undefined. "
+                "Use parameters inside the space, e.g. a smoothed estimate "
+                "(estimate='mean' or 'map' under a Dirichlet prior above 1)."
+            )
+    return point
 
 
 def log_density(pm_model: pm.Model, params) -> float:

@@ -581,3 +581,19 @@ def test_nuts_posterior_means_meet_the_exact_posterior(sampler):
         assert float(z.max()) < 4.0, (name, z.values)
         checked += truth.size
     assert checked == 2 + 2 + 6 + 2 * 3
+
+
+def test_boundary_parameters_are_refused_with_a_clear_error():
+    """A maximum-likelihood fit of play-tennis has P(Overcast | No) = 0, which the
+    sampler's unconstrained space cannot hold: a named error, not NaN."""
+    import warnings
+
+    from bayesnb.pymc_model import classifier_model, log_density
+
+    tennis = bnb.datasets.play_tennis()
+    model = classifier_model(bnb.NaiveBayes().fit(tennis, target="play"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bnb.ZeroProbabilityWarning)
+        ml = bnb.NaiveBayes().fit(tennis, target="play", estimate="ml")
+    with pytest.raises(bnb.InputError, match=r"outlook_simplex.*boundary"):
+        log_density(model, ml.params)
