@@ -431,13 +431,15 @@ def ic(variables, independent, max_given: int | None = None):
     for tail, head in heads:
         if frozenset((tail, head)) not in conflicts:
             graph.remove_edges_from([(head, tail)])
-    _meek(graph)
+    _meek(graph, conflicts)
     graph.graph["sepsets"] = sepsets
     graph.graph["conflicts"] = conflicts
     return graph
 
 
-def _meek(graph) -> None:
+def _meek(graph, conflicts=frozenset()) -> None:
+    """Meek's rules 1-3 on ``graph`` until nothing changes; the edges in
+    ``conflicts`` stay undirected."""
     def undirected(a, b):
         return graph.has_edge(a, b) and graph.has_edge(b, a)
 
@@ -451,7 +453,7 @@ def _meek(graph) -> None:
     while changed:
         changed = False
         for a, b in list(graph.edges):
-            if not undirected(a, b):
+            if not undirected(a, b) or frozenset((a, b)) in conflicts:
                 continue
             # R1: c → a — b, c and b not adjacent: a → b
             r1 = any(directed(c, a) and not adjacent(c, b) for c in graph.nodes if c != b)

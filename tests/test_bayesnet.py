@@ -375,3 +375,34 @@ def test_ic_keeps_an_edge_two_v_structures_orient_opposite_ways():
         assert {frozenset(e) for e in graph.edges} == cycle
         assert all(graph.has_edge(b, a) for a, b in graph.edges)  # all undirected
         assert graph.graph["conflicts"] == cycle
+
+
+def test_ic_leaves_conflicting_edges_to_no_orientation_rule():
+    """The separating sets G² finds on 5000 sprinkler rows (X1 and X4 screened off by
+    X5 alone, a weak dependence passed as independence): the v-structures ask for
+    X2–X4 and X3–X4 both ways. Those two edges stay undirected (the orientation rules
+    skip them), and every one of the 120 variable orders gives the same pattern."""
+    import itertools
+
+    seps = {
+        ("X1", "X4"): {"X5"},
+        ("X1", "X5"): set(),
+        ("X2", "X3"): {"X1"},
+        ("X2", "X5"): {"X4"},
+        ("X3", "X5"): {"X4"},
+    }
+
+    def indep(x, y, given):
+        return set(given) == seps.get(tuple(sorted((x, y))))
+
+    patterns = set()
+    for order in itertools.permutations(["X1", "X2", "X3", "X4", "X5"]):
+        graph = bn.ic(list(order), indep)
+        directed = frozenset(e for e in graph.edges if not graph.has_edge(*e[::-1]))
+        patterns.add((frozenset(graph.graph["conflicts"]), directed))
+    assert patterns == {
+        (
+            frozenset({frozenset({"X2", "X4"}), frozenset({"X3", "X4"})}),
+            frozenset({("X1", "X2"), ("X1", "X3")}),
+        )
+    }
