@@ -1,10 +1,12 @@
-"""The documentation site builds in strict mode, and its API reference shows the public API.
+"""The documentation site builds in strict mode, its API reference shows the public API,
+and its examples run.
 
 ``mkdocs build --strict`` (mkdocs-material, mkdocstrings with the numpy docstring style,
 mkdocs-jupyter rendering the stored notebooks) must succeed without a single warning.
 The API reference has one page per module of ``tests/public_api.py``; every public name
 must have its anchor there (``bayesnb.NaiveBayes``, ``bayesnb.bayesnet.ic``), and a
-module page must show no top-level name outside the module's ``__all__``.
+module page must show no top-level name outside the module's ``__all__``. Every
+``python`` block of the pages under ``docs/`` runs as written, in a fresh namespace.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -104,3 +107,41 @@ def test_a_module_page_shows_only_its_public_names(build, public_names):
             if anchor.startswith(prefix) and "." not in anchor.removeprefix(prefix)
         }
         assert shown <= names, f"{module_name}: not in __all__: {sorted(shown - names)}"
+
+
+# ----------------------------------------------------------------------------------------
+# The pages' Python examples run as written
+# ----------------------------------------------------------------------------------------
+
+DOCS = ROOT / "docs"
+# examples that sample with PyMC, start a Dask cluster or fit many mixtures (5 s or more)
+SLOW_EXAMPLES = {
+    "guide/bayes-nets.md": {3},
+    "guide/clustering.md": {1},
+    "guide/dask.md": {0, 1},
+    "guide/gaussian-mixtures.md": {0},
+    "guide/mcmc.md": {0, 1, 2},
+}
+
+
+def _examples():
+    for page in sorted(DOCS.rglob("*.md")):
+        name = page.relative_to(DOCS).as_posix()
+        blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+        for i, code in enumerate(blocks):
+            marks = [pytest.mark.slow] if i in SLOW_EXAMPLES.get(name, ()) else []
+            yield pytest.param(name, code, id=f"{name}:{i}", marks=marks)
+
+
+@pytest.mark.parametrize(("page", "code"), list(_examples()))
+def test_documentation_example_runs(page, code, tmp_path, monkeypatch):
+    from sklearn.exceptions import ConvergenceWarning
+
+    from bayesnb import ZeroProbabilityWarning
+
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings():
+        # the pages show maximum-likelihood fits and a one-iteration EM, and say so
+        warnings.simplefilter("ignore", ZeroProbabilityWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        exec(compile(code, str(DOCS / page), "exec"), {})
