@@ -19,7 +19,8 @@ contain tokens found in Vocabulary".
 A fitted :class:`TextFit` is saved with ``fit.save(path)`` (netCDF, no pickle) and
 read back with :func:`bayesnb.load`.
 
-``python -m bayesnb.text`` prints the SMS Spam Collection results table of the README.
+``python -m bayesnb.text`` prints the SMS Spam Collection results table of the text
+guide (``docs/guide/text.md``).
 """
 
 from __future__ import annotations
@@ -931,7 +932,8 @@ register_loader("TextFit", _read_text_fit)
 
 
 def spam_split(test_size: float = 0.2, random_state: int = 0):
-    """The fixed stratified train/test split of the SMS Spam Collection used in the README.
+    """The fixed stratified train/test split of the SMS Spam Collection used in the text
+    guide's results table.
 
     ``test_size`` is the fraction of messages held out, in (0, 1); ``random_state``
     an integer seed in [0, 2**32 - 1]. Returns ``(train_texts, test_texts,
@@ -1048,7 +1050,7 @@ def spam_results(test_size: float = 0.2, random_state: int = 0, vocabulary=None)
 
     Examples
     --------
-    Trained on a tenth of the messages (the README's table holds out a fifth),
+    Trained on a tenth of the messages (the text guide's table holds out a fifth),
     maximum likelihood leaves a fifth of the test messages with no prediction;
     every smoothed estimate predicts them all.
 

@@ -27,6 +27,10 @@ def _params():
         yield pytest.param(path, id=path.stem, marks=marks)
 
 
+def test_every_notebook_is_there():
+    assert len(list(NOTEBOOKS.glob("*.ipynb"))) == 8
+
+
 @pytest.mark.parametrize("path", list(_params()))
 def test_notebook_runs_and_plots(path):
     nb = nbformat.read(path, as_version=4)
