@@ -440,6 +440,7 @@ def ic(variables, independent, max_given: int | None = None):
 def _meek(graph, conflicts=frozenset()) -> None:
     """Meek's rules 1-3 on ``graph`` until nothing changes; the edges in
     ``conflicts`` stay undirected."""
+
     def undirected(a, b):
         return graph.has_edge(a, b) and graph.has_edge(b, a)
 
