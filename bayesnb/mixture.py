@@ -1314,14 +1314,21 @@ def _restart_fits(problem: _Problem, runs: list, init, max_iter: int, tol: float
             f"EM stopped at a saddle point (init={_describe(init)}): components "
             "coincide there, and EM from slightly perturbed responsibilities climbs "
             f"above its objective {fits[best].objective:.10g}, so it is not a maximum. "
-            "The fit reports converged=False and saddle=True. init='uniform' starts on "
-            "this symmetric saddle, which EM cannot leave; use init='random' (the "
-            "default) or a start whose components differ.",
+            "The fit reports converged=False and saddle=True. Start where the components "
+            "differ: init='kmeans' (the default) or 'random' with several restarts "
+            f"(n_init); {_saddle_start(init)}",
             ConvergenceWarning,
             stacklevel=4,
         )
     _warn_zeros(fits[best])
     return fits, best
+
+
+def _saddle_start(init) -> str:
+    """Why the saddle's start led there, for the warning."""
+    if isinstance(init, str) and init == "uniform":
+        return "init='uniform' starts on this symmetric saddle, which EM cannot leave."
+    return "a start whose components coincide stays on the saddle."
 
 
 def mixture_labels(n_components, y=None, init="random") -> list:
