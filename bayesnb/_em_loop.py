@@ -1030,20 +1030,6 @@ class CompiledProblem:
         from bayesnb.families._kernels import _layout
 
         K, n = problem.K, problem.n
-        known = (
-            np.empty(0, dtype=np.int64) if problem.known is None else problem.known.astype(np.int64)
-        )
-        gauss = [(i, k) for i, k in enumerate(kernels) if isinstance(k, GaussianKernel)]
-        self.inverse = None  # every row's pattern, when the loop reads patterns
-        patterns = None
-        if not gauss and kernels:
-            every = np.concatenate([k.codes for k in kernels], axis=1)
-            n_codes = sum(_layout(tuple(k.sizes), k.max_codes).n_codes for k in kernels)
-            patterns = _patterns(every, n_codes, known, K)
-        if patterns is not None:  # few possible rows: each read once, weighted
-            self.inverse, first = patterns
-            kernels = [_regrouped(k, first) for k in kernels]
-            n = len(first)
         self.problem, self.kernels = problem, kernels
         self.parts = []  # (block index, kind, columns of the flat arrays, shape)
         sizes, bounds, offsets, segments, codes = [], [0], [], [], []
@@ -1073,6 +1059,7 @@ class CompiledProblem:
         for c in codes:
             group_codes[:, at : at + c.shape[1]] = c
             at += c.shape[1]
+        gauss = [(i, k) for i, k in enumerate(kernels) if isinstance(k, GaussianKernel)]
         d_at = 0
         for i, kernel in gauss:
             d = kernel.x.shape[1]
@@ -1087,10 +1074,18 @@ class CompiledProblem:
             for (_, kernel), (_, _, cols, _) in zip(gauss, gauss_parts, strict=True):
                 xt[cols] = kernel.x.T
         self.width, self.d = flat_at, d_at
-        weights = np.ones(problem.n) if problem.weights is None else problem.weights
-        if patterns is not None:  # a pattern weighs its rows' summed weight
-            weights = np.bincount(self.inverse, weights=weights, minlength=n)
+        weights = np.ones(n) if problem.weights is None else problem.weights
+        known = (
+            np.empty(0, dtype=np.int64) if problem.known is None else problem.known.astype(np.int64)
+        )
+        self.inverse = None  # every row's pattern, when the loop reads patterns
+        patterns = None if gauss else _patterns(group_codes, code_at, known, K)
+        if patterns is not None:  # few possible rows: each read once, weighted
+            self.inverse, first = patterns
+            group_codes = np.ascontiguousarray(group_codes[first].T).T
+            weights = np.bincount(self.inverse, weights=weights, minlength=len(first))
             known = known[first] if len(known) else known
+            xt = np.empty((0, len(first)))
 
         def gauss_prior(name):
             return _concat([getattr(k, name) for _, k in gauss], K)
@@ -1215,24 +1210,6 @@ class CompiledProblem:
                     "ss": banks[7][_CUR][:, cols].copy(),
                 }
         return self.problem.estimate(stats, banks[8][_CUR].copy())
-
-
-def _regrouped(kernel: DiscreteKernel, rows: np.ndarray) -> DiscreteKernel:
-    """``kernel`` over its ``rows`` alone (the data's patterns), its columns grouped
-    anew for that many rows: a group's tables, rebuilt every iteration, stay below the
-    rows' count (:data:`ROWS_PER_CODE`), as for data of that many rows."""
-    from bayesnb.families._kernels import _group_codes, _layout
-
-    sizes = tuple(kernel.sizes)
-    layout = _layout(sizes, kernel.max_codes)
-    codes = kernel.codes[rows]
-    values = np.empty((len(rows), len(sizes)), dtype=np.int64)  # the category codes
-    for g in range(len(layout.offsets)):
-        group = codes[:, g].astype(np.int64)
-        for j in range(layout.bounds[g], layout.bounds[g + 1]):
-            values[:, j] = (group // layout.place[j]) % (sizes[j] + 1) - 1  # digit 0: -1
-    max_codes = int(np.clip(len(rows) // ROWS_PER_CODE, 4, kernel.max_codes))
-    return kernel._replace(codes=_group_codes(values, sizes, max_codes)[0], max_codes=max_codes)
 
 
 def _patterns(codes: np.ndarray, n_codes: int, known: np.ndarray, n_components: int):
