@@ -880,7 +880,7 @@ class NormalInverseGamma:
         for name, value, cut in zip(
             ("mu", "kappa", "alpha", "beta"), self._values(), self._cut, strict=True
         ):
-            object.__setattr__(out, name, value[..., j : j + 1] if cut else value)
+            object.__setattr__(out, name, np.asarray(value)[..., j : j + 1] if cut else value)
         return out
 
     def _filled(self, mu, beta) -> NormalInverseGamma:

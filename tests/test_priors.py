@@ -437,3 +437,13 @@ def test_em_map_with_an_offset_of_1e13_is_monotone():
     mix = bnb.NaiveBayes(bnb.Gaussian()).cluster(X, 2, random_state=0, estimate="map")
     assert np.all(np.diff(mix.history) >= -1e-9 * np.abs(mix.history[:-1]))  # no error above
     np.testing.assert_allclose(np.sort(mix.params.X_mu.values.ravel()) - 1e13, [0, 5], atol=0.2)
+
+
+def test_a_column_of_a_prior_given_as_lists():
+    """One Normal-Inverse-Gamma parameter per column, given as plain lists: column j
+    keeps the j-th entry of each (the shared entries as they are)."""
+    prior = bnb.NormalInverseGamma(mu=[0.0, 1.0], kappa=1.0, alpha=2.0, beta=[1.0, 3.0])
+    second = prior.column(1)
+    assert np.asarray(second.mu).tolist() == [1.0]
+    assert np.asarray(second.beta).tolist() == [3.0]
+    assert second.kappa == 1.0 and second.alpha == 2.0
