@@ -507,26 +507,30 @@ def test_category_frame_codes_score_like_the_array(n_categories):
 
 
 @pytest.mark.parametrize("missing", [False, True])
-@pytest.mark.parametrize("soft", [False, True])
-@pytest.mark.parametrize("K", [1, 2, 3, 4])
-def test_column_major_gaussian_moments_equal_numpys(missing, soft, K):
-    """A column-major block (a DataFrame's) is summed column by column, two classes
-    per read (an odd last one alone); the counts, means and centred sums of squares
-    are numpy's weighted ones, at a large offset and with the rows sorted by value (the
-    blocks' second pass), missing values left out."""
+@pytest.mark.parametrize("rows", ["labels", "one-hot", "soft"])
+@pytest.mark.parametrize("unit", [False, True])
+@pytest.mark.parametrize("K", [1, 2, 3, 4, 6])
+def test_column_major_gaussian_moments_equal_numpys(missing, rows, unit, K):
+    """A column-major block (a DataFrame's) is summed column by column: four classes
+    per read when every row has one class (class labels, weighted or not, or
+    responsibilities of one non-zero entry), else two components per read (an odd
+    last one alone). The counts, means and centred sums of squares are numpy's
+    weighted ones, over several blocks, at a large offset and with the rows sorted by
+    value (the blocks' second pass), missing values left out."""
     rng = np.random.default_rng(12)
-    n = 7000
+    n = 40_000  # several blocks of 16384 rows
     x = np.sort(rng.normal(1e6, 3.0, size=(n, 5)), axis=0)  # sorted: far from a centre
     if missing:
         x[rng.random(x.shape) < 0.05] = np.nan
     xf = np.asfortranarray(x)
     assert xf.T.flags.c_contiguous
     codes = rng.integers(0, K, n)
-    w = rng.uniform(0.5, 2.0, n)
-    labels = families.Labels(codes, K, w)
+    w = np.ones(n) if unit else rng.uniform(0.5, 2.0, n)
+    labels = families.Labels(codes, K, None if unit else w)
+    soft = rows == "soft"
     resp = rng.dirichlet(np.ones(K), size=n) if soft else labels.dense()
     block = bnb.Gaussian().bind("X", [f"x{j}" for j in range(5)], x)
-    got = block.count(xf, labels if not soft else resp)
+    got = block.count(xf, labels if rows == "labels" else resp)
     for k in range(K):
         rk = resp[:, k] if soft else np.where(codes == k, w, 0.0)
         for j in range(5):
