@@ -195,7 +195,7 @@ def main(argv=None) -> None:
     print("-" * len(header))
     with threadpool_limits(limits=args.threads):
         for n in sizes:
-            repeats = args.repeats or (7 if n <= 100_000 else 3)
+            repeats = args.repeats or (31 if n <= 10_000 else 7 if n <= 100_000 else 3)
             for kind in kinds:
                 t = time_case(kind, n, repeats, rng)
                 ms = {k: 1e3 * v for k, v in t.items() if not k.startswith("|")}
