@@ -104,8 +104,18 @@ class Table:
         """``{column: (array, position)}`` for a frame's plain numeric columns: every
         group of columns of one NumPy dtype as one 2-D array (made once)."""
         if self._arrays is None:
+            dtypes = self.dtypes()
+            first = dtypes[0] if dtypes else None
+            if (
+                isinstance(first, np.dtype)
+                and first.kind in "biuf"
+                and all(d == first for d in dtypes)
+            ):  # one numeric dtype throughout (a frame of one block): no loop per column
+                array = self.data.to_numpy()
+                self._arrays = {name: (array, i) for i, name in enumerate(self.names)}
+                return self._arrays
             groups: dict = {}
-            for j, dtype in enumerate(self.dtypes()):
+            for j, dtype in enumerate(dtypes):
                 if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
                     groups.setdefault(dtype, []).append(j)
             arrays = {}
@@ -283,6 +293,15 @@ def _infer_frame(table: Table) -> list[Family]:
     """:func:`infer_family` of every column of a DataFrame, a whole group of columns of
     one NumPy dtype at a time (no pandas object per column)."""
     arrays = table._numeric_arrays()
+    if table.names and len(arrays) == len(table.names):
+        array, first = arrays[table.names[0]]
+        if (
+            first == 0
+            and array.shape[1] == len(table.names)
+            and arrays[table.names[-1]][0] is array
+        ):
+            # one array of every column in order (a frame of one numeric dtype)
+            return _infer_numeric(array, table.names)
     families: list = [None] * len(table.names)
     groups: dict = {}
     categorical = Categorical()  # one declaration for every such column: bound together
