@@ -25,7 +25,9 @@ reports in :mod:`bayesnb.cluster_reports` and the teaching aids of seed 003 in
 
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -43,6 +45,7 @@ from bayesnb.dask import is_dask
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.model import FittedModel, check_draw_count, estimate_all, feature_log_likelihood
 from bayesnb.priors import (
+    _PACKAGE_DIR,
     Dirichlet,
     PointMass,
     ZeroProbabilityWarning,
@@ -75,6 +78,11 @@ KMEANS_ROWS = 20_000
 #: Up to this many entries (rows x columns) of X, the default is 5 restarts; beyond, one
 #: (from k-means, as scikit-learn's GaussianMixture).
 AUTO_RESTART_ENTRIES = 10**6
+#: Up to this many entries of X, EM and its k-means start run on one thread
+#: (:func:`_one_thread`).
+ONE_THREAD_ENTRIES = 2 * 10**5
+#: The starts drawn at random, which restarts (``n_init``) draw anew.
+RANDOM_INITS = ("kmeans", "k-means++", "random", "assign")
 
 
 class MonotonicityError(RuntimeError):
@@ -1183,7 +1191,7 @@ def fit_mixture(
                 f"{name} must be None, 'mean', 'map' or 'ml' for EM (lower case); got "
                 f"{value!r}.{why} Leave it unset for the per-family default."
             )
-    random_start = isinstance(init, str) and init in ("kmeans", "k-means++", "random", "assign")
+    random_start = isinstance(init, str) and init in RANDOM_INITS
     if n_init is not None:
         n_init = _check_count("n_init", n_init)
     max_iter = _check_count("max_iter", max_iter)
@@ -1256,7 +1264,45 @@ def fit_mixture(
     known = None if y is None else _known_codes(y, labels, table.n_rows)
     problem = _Problem(model, table, labels, estimate, class_estimate, known, weights, hard)
 
-    states = []  # every restart's start, drawn in turn from ``rng``
+    with _one_thread(table, init):
+        fits, best = _run_restarts(problem, init, n_init, rng, large, max_iter, tol, accelerate)
+    if method == "mcmc":
+        from bayesnb.mcmc import sample_mixture
+
+        return sample_mixture(problem, fits[best], sampler, draws, chains, tune, rng)
+    return fits[best]
+
+
+def _one_thread(table: Table, init):
+    """A context in which a small problem's k-means start and EM (numpy's BLAS and
+    scikit-learn's OpenMP) run on one thread: on a few thousand rows the threads cannot
+    share the work out, and when the machine is busy they wait for each other (a
+    clustering of 272 rows took 3-14 times longer with two threads than with one on
+    a two-core machine running one other process). Larger problems keep the threads
+    as they are set."""
+    if table.n_rows * len(table.names) > ONE_THREAD_ENTRIES:
+        return contextlib.nullcontext()
+    from threadpoolctl import ThreadpoolController
+
+    if isinstance(init, str) and init in ("kmeans", "k-means++"):
+        import sklearn.cluster  # noqa: F401  (its OpenMP library, limited too)
+    key = "sklearn.cluster" in sys.modules
+    controller = _CONTROLLERS.get(key)
+    if controller is None:  # inspecting the loaded libraries takes milliseconds: once
+        controller = _CONTROLLERS[key] = ThreadpoolController()
+    return controller.limit(limits=1)
+
+
+#: The thread-pool controllers of :func:`_one_thread`, made once: before and after
+#: scikit-learn's k-means (and its OpenMP library) is imported.
+_CONTROLLERS: dict = {}
+
+
+def _run_restarts(problem, init, n_init, rng, large, max_iter, tol, accelerate):
+    """Every restart's fit and the best one's index (:func:`_restart_fits`), each
+    restart from its own start drawn in turn from ``rng``."""
+    table = problem.table
+    states = []
     for _ in range(n_init):
         if isinstance(init, str):
             if init == "kmeans":  # large X (one restart by default): the best of several
@@ -1277,17 +1323,12 @@ def fit_mixture(
         else:
             state = _State(*start_params(problem.blocks, problem.K, init))
         states.append(state)
+    given_start = not (isinstance(init, str) and init in RANDOM_INITS)
     runs = [
         _leave_saddles(problem, run, max_iter, tol, restart, accelerate, given_start)
         for restart, run in enumerate(problem.run_many(states, max_iter, tol, 0, accelerate))
     ]
-
-    fits, best = _restart_fits(problem, runs, init, max_iter, tol)
-    if method == "mcmc":
-        from bayesnb.mcmc import sample_mixture
-
-        return sample_mixture(problem, fits[best], sampler, draws, chains, tune, rng)
-    return fits[best]
+    return _restart_fits(problem, runs, init, max_iter, tol)
 
 
 def _restart_fits(problem: _Problem, runs: list, init, max_iter: int, tol: float):
@@ -1307,7 +1348,7 @@ def _restart_fits(problem: _Problem, runs: list, init, max_iter: int, tol: float
             f"EM reached max_iter={max_iter} without converging (tol={tol:g} per row) in "
             f"{len(stalled)} of {len(fits)} restart(s){which}. Raise max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=4,
+            skip_file_prefixes=(_PACKAGE_DIR,),  # the user's call
         )
     if fits[best].saddle:
         warnings.warn(
@@ -1318,7 +1359,7 @@ def _restart_fits(problem: _Problem, runs: list, init, max_iter: int, tol: float
             "differ: init='kmeans' (the default) or 'random' with several restarts "
             f"(n_init); {_saddle_start(init)}",
             ConvergenceWarning,
-            stacklevel=4,
+            skip_file_prefixes=(_PACKAGE_DIR,),  # the user's call
         )
     _warn_zeros(fits[best])
     return fits, best
@@ -1443,7 +1484,7 @@ def _warn_zeros(fit: MixtureFit) -> None:
             "a new row showing such a value is ruled out of that component. Use "
             "estimate='map' with priors alpha > 1 to keep every probability positive.",
             ZeroProbabilityWarning,
-            stacklevel=4,
+            skip_file_prefixes=(_PACKAGE_DIR,),  # the user's call
         )
 
 

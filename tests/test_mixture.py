@@ -1074,3 +1074,48 @@ def test_report_summaries_and_word_influence_of_every_family():
         )
         kl = float(np.sum(pw * np.log(pw / qw)))
         assert report.loc[(k, "words"), "influence"] == pytest.approx(kl, rel=1e-12)
+
+
+def _threads_during_em(monkeypatch, X):
+    """The most threads any BLAS or OpenMP pool had while EM ran on ``X``."""
+    from threadpoolctl import threadpool_info
+
+    from bayesnb import mixture
+
+    seen = []
+    run_many = mixture._Problem.run_many
+
+    def spy(self, *args, **kwargs):
+        seen.append(max(pool["num_threads"] for pool in threadpool_info()))
+        return run_many(self, *args, **kwargs)
+
+    monkeypatch.setattr(mixture._Problem, "run_many", spy)
+    bnb.NaiveBayes().cluster(X, 2, n_init=1, random_state=0)
+    return seen[0]
+
+
+def test_a_small_clustering_runs_on_one_thread_and_restores_the_pools(monkeypatch):
+    """A small problem's EM and k-means start run with every thread pool at 1 (its
+    threads only wait for each other), and the pools are as they were afterwards; a
+    problem above the threshold keeps them."""
+    from threadpoolctl import threadpool_info
+
+    from bayesnb import mixture
+
+    before = {p["filepath"]: p["num_threads"] for p in threadpool_info()}
+    small = bnb.datasets.old_faithful()
+    assert _threads_during_em(monkeypatch, small) == 1
+    assert {p["filepath"]: p["num_threads"] for p in threadpool_info()} == before
+    if max(before.values()) > 1:  # a pool of several threads to keep
+        rng = np.random.default_rng(0)
+        rows = mixture.ONE_THREAD_ENTRIES // 2 + 1
+        large = rng.normal(size=(rows, 2)) + 4.0 * (rng.random((rows, 1)) < 0.5)
+        assert _threads_during_em(monkeypatch, large) == max(before.values())
+
+
+def test_convergence_warnings_name_the_users_call():
+    """EM's warnings point at the line that called cluster(), not inside the package."""
+    X = bnb.datasets.old_faithful()
+    with pytest.warns(ConvergenceWarning) as caught:
+        bnb.NaiveBayes().cluster(X, 3, max_iter=2, random_state=0)
+    assert {w.filename for w in caught} == {__file__}
