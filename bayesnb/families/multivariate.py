@@ -308,6 +308,18 @@ class MultivariateGaussian(Family):
         return cov
 
     def _check_definite(self, cov, n, names, method: str) -> None:
+        """Raise unless every covariance is definite, with every spread above float
+        resolution. Under ML also unless every spread, in the data's own units (the
+        covariance whitened by the pooled one), exceeds :data:`_COLLAPSED` of the data's:
+        a component shrinking onto a line or a point has an unbounded likelihood, and
+        long before its covariance turns singular its densities lose their digits (so
+        EM's objective would seem to decrease)."""
+        whiten = None
+        if method == "ml" and self.data_cov is not None:
+            try:
+                whiten = np.linalg.cholesky(self.data_cov)
+            except np.linalg.LinAlgError:  # the data itself on a lower-dimensional set
+                whiten = None
         for k in range(len(cov)):
             ok = np.isfinite(cov[k]).all()
             if ok:
@@ -316,6 +328,9 @@ class MultivariateGaussian(Family):
                     diag = np.diagonal(chol)
                     ok = bool(np.all(diag > np.sqrt(np.finfo(float).tiny)))
                     ok = ok and diag.min() > 1e-12 * diag.max()
+                    if ok and whiten is not None:  # L0^-1 L_k: the data's units
+                        own = np.linalg.cholesky(_whitened(cov[k], whiten))
+                        ok = bool(np.diagonal(own).min() > _COLLAPSED)
                 except np.linalg.LinAlgError:
                     ok = False
             if not ok:
@@ -622,3 +637,16 @@ def mvn_moments(x, resp, sums, cross):
                     for r in range(m):
                         acc += wx[r] * other[r]
                     cross[k, j, lo] += acc
+
+
+#: Under ML, a component whose spread in some direction is below this fraction of the
+#: data's own spread there has collapsed (see ``MultivariateGaussian._check_definite``).
+_COLLAPSED = 1e-6
+
+
+def _whitened(cov: np.ndarray, chol: np.ndarray) -> np.ndarray:
+    """:math:`L^{-1} \\Sigma L^{-\\top}` for the Cholesky factor ``chol`` (L) of the
+    data's covariance: ``cov`` in the data's own units (symmetrized)."""
+    half = np.linalg.solve(chol, cov)
+    out = np.linalg.solve(chol, half.T)
+    return (out + out.T) / 2.0
