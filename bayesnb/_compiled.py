@@ -1059,16 +1059,17 @@ def dense_moments(x, columns, labels, weights, resp, masked, n_out, mean_out, ss
                 _column_block_sums(
                     columns, start, stop, label, weight, soft, shifted, soft_k, lab, acc, masked, 3
                 )
-            for r in range(0 if by_column else m):
-                k = label[r]
-                row = _moment_row(x, columns, start + r, buf)
-                if k >= 0:
-                    _squared_sums(row, weight[r], centre[k], means[k], acc[k], masked)
-                else:
-                    for k in range(n_comp):
-                        w = soft[r, k]
-                        if w != 0.0:
-                            _squared_sums(row, w, centre[k], means[k], acc[k], masked)
+            else:
+                for r in range(m):
+                    k = label[r]
+                    row = x[start + r]
+                    if k >= 0:
+                        _squared_sums(row, weight[r], centre[k], means[k], acc[k], masked)
+                    else:
+                        for k in range(n_comp):
+                            w = soft[r, k]
+                            if w != 0.0:
+                                _squared_sums(row, w, centre[k], means[k], acc[k], masked)
         for k in range(n_comp):
             for j in range(d):
                 nb = acc[k, 0, j]
