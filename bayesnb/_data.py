@@ -78,6 +78,7 @@ class Table:
         self.n_rows = data.shape[0]
         self._arrays = None
         self._dtypes = None
+        self._whole = None  # a frame of one numeric dtype as one array
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -97,7 +98,9 @@ class Table:
         """The dtype of every column (an array's one dtype for each), listed once."""
         if self._dtypes is None:
             frame = self.is_frame
-            self._dtypes = list(self.data.dtypes) if frame else [self.data.dtype] * len(self.names)
+            self._dtypes = (
+                self.data.dtypes.tolist() if frame else [self.data.dtype] * len(self.names)
+            )
         return self._dtypes
 
     def _numeric_arrays(self) -> dict:
@@ -113,6 +116,7 @@ class Table:
             ):  # one numeric dtype throughout (a frame of one block): no loop per column
                 array = self.data.to_numpy()
                 self._arrays = {name: (array, i) for i, name in enumerate(self.names)}
+                self._whole = array
                 return self._arrays
             groups: dict = {}
             for j, dtype in enumerate(dtypes):
@@ -135,6 +139,8 @@ class Table:
         columns of one plain numeric dtype; otherwise a DataFrame."""
         if self.is_frame:
             arrays = self._numeric_arrays()
+            if self._whole is not None and columns == self.names:
+                return self._whole
             found = [arrays.get(c) for c in columns]
             if (
                 columns

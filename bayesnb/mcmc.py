@@ -39,7 +39,7 @@ from bayesnb._data import check_count
 from bayesnb._progress import progress
 from bayesnb.errors import InputError
 from bayesnb.families._kernels import log_sum_exp_last
-from bayesnb.families.base import fusion_groups
+from bayesnb.families.base import fused_groups
 from bayesnb.mixture import MixtureFit, _Problem, _State
 from bayesnb.model import feature_log_likelihood
 from bayesnb.posterior import CHUNK_ENTRIES, _attrs, observed_values, stacked_dataset
@@ -149,7 +149,7 @@ def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, 
 
 class _Fused:
     """The mixture's blocks with single-column features fused into one block per group
-    (see :func:`bayesnb.families.base.fusion_groups`), encoded once: one kernel call
+    (see :func:`bayesnb.families.base.fused_groups`), encoded once: one kernel call
     and one count per group of them, instead of one per column."""
 
     def __init__(self, problem: _Problem, *, repeated: bool = True):
@@ -157,13 +157,12 @@ class _Fused:
         that for one pass with many (every draw at once: a Categorical block then
         multiplies its indicators instead of building tables per class)."""
         self.problem = problem
-        self.groups = fusion_groups(problem.blocks)
-        self.blocks, self.encoded = [], []
-        for index in self.groups:
-            group = [problem.blocks[i] for i in index]
-            block = group[0] if len(group) == 1 else group[0].fused(group)
-            self.blocks.append(block)
-            if len(group) == 1 and repeated:
+        groups = fused_groups(problem.blocks)
+        self.groups = [g.index for g in groups]
+        self.blocks = [g.block for g in groups]
+        self.encoded = []
+        for index, block, _ in groups:
+            if len(index) == 1 and repeated:
                 self.encoded.append(problem.encoded[index[0]])
             else:
                 data = problem.table.take(block.columns)

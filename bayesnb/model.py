@@ -25,7 +25,7 @@ from bayesnb.dask import predict as dask_predict
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import FAMILIES, Family
 from bayesnb.families._kernels import value_array
-from bayesnb.families.base import FusedScorer, estimate_blocks
+from bayesnb.families.base import FusedScorer, estimate_blocks, estimate_groups, expand
 from bayesnb.families.discrete import UNSEEN_POLICIES
 from bayesnb.priors import (
     ESTIMATES,
@@ -215,12 +215,23 @@ class FittedModel:
 
     @classmethod
     def from_statistics(
-        cls, *, labels, blocks, stats, class_counts, class_prior, estimates, **kwargs
+        cls, *, labels, blocks, stats, class_counts, class_prior, estimates, groups=None, **kwargs
     ):
-        """Estimate every parameter from sufficient statistics and build the fitted model."""
-        block_params, class_log_prob = estimate_all(
-            blocks, stats, class_counts, class_prior, estimates, labels
-        )
+        """Estimate every parameter from sufficient statistics and build the fitted model.
+
+        ``groups`` (:class:`~bayesnb.families.base.Group`): the blocks as groups, each
+        estimated as one block, with ``stats`` one dict per group (``blocks`` is then
+        not used): the blocks, statistics and parameters of each are split out after.
+        """
+        if groups is None:
+            block_params, class_log_prob = estimate_all(
+                blocks, stats, class_counts, class_prior, estimates, labels
+            )
+        else:
+            groups, stats, params = estimate_groups(groups, stats, estimates["features"], labels)
+            n_blocks = sum(len(g.index) for g in groups)
+            blocks, stats, block_params = expand(groups, n_blocks, stats, params)
+            class_log_prob = estimate_class(class_counts, class_prior, estimates)
         return cls(
             labels=labels,
             blocks=blocks,
@@ -873,11 +884,14 @@ def estimate_all(
     (``labels`` names the classes in error messages; ``current``, every block's
     parameters now, lets a generalized family step from them)."""
     params = estimate_blocks(blocks, stats, estimates["features"], labels, current)
-    k = len(class_counts)
-    class_log_prob = class_prior.with_categories(k).point_estimate(
+    return params, estimate_class(class_counts, class_prior, estimates)
+
+
+def estimate_class(class_counts, class_prior, estimates) -> np.ndarray:
+    """The class log-probabilities from the class counts, by ``estimates["class"]``."""
+    return class_prior.with_categories(len(class_counts)).point_estimate(
         class_counts, estimates["class"], what="the class prior"
     )
-    return params, class_log_prob
 
 
 # -- the saved configuration: values and families ---------------------------------------------

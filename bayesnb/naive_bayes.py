@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -21,7 +22,7 @@ from bayesnb.dask import is_dask
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Family
 from bayesnb.families._kernels import Labels
-from bayesnb.families.base import count_blocks
+from bayesnb.families.base import Group, count_blocks, count_groups, expand, fused_groups
 from bayesnb.model import FittedModel
 from bayesnb.priors import Dirichlet, PointMass, check_estimate
 
@@ -88,6 +89,15 @@ class NaiveBayes:
         ``counted=True``: the caller counts these rows next with responsibilities
         summing to ``sample_weight`` (see :meth:`bayesnb.families.Family.bind`).
         """
+        groups = self._bind_groups(table, sample_weight, counted)
+        return expand(groups, sum(len(g.index) for g in groups))[0]
+
+    def _bind_groups(self, table: Table, sample_weight, counted: bool) -> list[Group]:
+        """:meth:`bind`'s blocks as groups counted and estimated as one block
+        (:class:`~bayesnb.families.base.Group`): the columns one declaration bound at
+        once (:meth:`~bayesnb.families.Family.bind_each`) as the block that bound
+        them, whose columns become their features after the estimate; the other blocks
+        fused by key."""
         declared = declare(self.features, table)
         # One declaration given to many columns, one feature each (an inferred frame, or
         # one family for every column): bound at once where the family can.
@@ -95,24 +105,25 @@ class NaiveBayes:
         for i, (name, family, columns) in enumerate(declared):
             if columns == [name]:
                 shared.setdefault(id(family), []).append(i)
-        bound: list = [None] * len(declared)
+        groups, together = [], set()
         for index in shared.values():
             if len(index) > 1:
                 family = declared[index[0]][1]
                 columns = [declared[i][0] for i in index]
-                blocks = family.bind_each(
+                block = family.bind_each(
                     columns, table.take(columns), sample_weight=sample_weight, counted=counted
                 )
-                for i, block in zip(index, blocks or [None] * len(index), strict=True):
-                    bound[i] = block
-        return [
-            block
-            if block is not None
-            else family.bind(
+                if block is not None:
+                    groups.append(Group(index, block))
+                    together.update(index)
+        alone = [i for i in range(len(declared)) if i not in together]
+        blocks = [
+            family.bind(
                 name, columns, table.take(columns), sample_weight=sample_weight, counted=counted
             )
-            for block, (name, family, columns) in zip(bound, declared, strict=True)
+            for name, family, columns in (declared[i] for i in alone)
         ]
+        return groups + fused_groups(blocks, alone)
 
     def fit(
         self,
@@ -263,19 +274,23 @@ class NaiveBayes:
         :meth:`density`)."""
         kind = NaiveBayesFit if kind is None else kind
         resp = class_labels(codes, len(labels), sample_weight)
-        blocks = self.bind(table, resp.weights, counted=True)
-        stats = count_blocks(blocks, table, resp)
-        estimates = {
-            "class": class_estimate,
-            "features": {b.name: b.estimate or estimate for b in blocks},
-        }
+        groups, stats = count_groups(
+            self._bind_groups(table, resp.weights, counted=True), table, resp
+        )
+        names = [None] * sum(len(g.index) for g in groups)
+        for group in groups:  # every block's estimator, in the blocks' order
+            for i, name, block in zip(
+                group.index, group.names(), group.members or repeat(group.block), strict=False
+            ):
+                names[i] = (name, block.estimate or estimate)
         fit = kind.from_statistics(
             labels=labels,
-            blocks=blocks,
+            blocks=None,
             stats=stats,
+            groups=groups,
             class_counts=resp.totals(),
             class_prior=self.class_prior,
-            estimates=estimates,
+            estimates={"class": class_estimate, "features": dict(names)},
             feature_names=table.names,
             is_frame=table.is_frame,
             target=target_name,

@@ -883,6 +883,25 @@ class NormalInverseGamma:
             object.__setattr__(out, name, np.asarray(value)[..., j : j + 1] if cut else value)
         return out
 
+    def columns(self, n_columns: int) -> list[NormalInverseGamma]:
+        """:meth:`column` of every one of ``n_columns`` columns, made at once."""
+        if not self.by_column():
+            return [self] * n_columns
+        values = self._values()
+        parts = [  # ``[..., j : j + 1]`` of every column j, as views
+            list(np.moveaxis(np.asarray(v), -1, 0)[..., None]) if cut else [v] * n_columns
+            for v, cut in zip(values, self._cut, strict=True)
+        ]
+        out = []
+        for mu, kappa, alpha, beta in zip(*parts, strict=True):
+            prior = object.__new__(NormalInverseGamma)  # slices of checked values
+            object.__setattr__(prior, "mu", mu)
+            object.__setattr__(prior, "kappa", kappa)
+            object.__setattr__(prior, "alpha", alpha)
+            object.__setattr__(prior, "beta", beta)
+            out.append(prior)
+        return out
+
     def _filled(self, mu, beta) -> NormalInverseGamma:
         return NormalInverseGamma(
             mu=np.asarray(mu, float),

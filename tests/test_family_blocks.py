@@ -564,3 +564,32 @@ def test_whole_number_floats_are_read_as_categories_by_arithmetic():
     np.testing.assert_allclose(fast.predict_proba(X), slow.predict_proba(X.astype(object)))
     # a row of unseen or missing values only: the class prior
     np.testing.assert_allclose(p_fast[1], np.exp(fast.class_log_prob), rtol=1e-12)
+
+
+def test_gaussian_frame_columns_equal_single_column_fits():
+    """A frame of float columns is bound, counted and estimated as one block and split
+    into one feature per column after the estimate: each column's parameters, counts
+    and resolved default prior equal those of that column fitted alone."""
+    rng = np.random.default_rng(5)
+    n = 300
+    y = rng.integers(0, 3, n)
+    X = pd.DataFrame({f"g{j}": rng.normal(j * y, 1.0 + j, n) for j in range(4)})
+    fit = bnb.NaiveBayes().fit(X, y)
+    assert [b.name for b in fit.blocks] == list(X.columns)
+    for j, col in enumerate(X.columns):
+        alone = bnb.NaiveBayes().fit(X[[col]], y)
+        for key in ("mu", "var", "sigma"):
+            np.testing.assert_allclose(
+                fit.params[f"{col}_{key}"].values, alone.params[f"{col}_{key}"].values, rtol=1e-13
+            )
+        for key in ("n", "mean", "ss"):
+            np.testing.assert_allclose(
+                fit.counts[f"{col}_{key}"].values, alone.counts[f"{col}_{key}"].values, rtol=1e-13
+            )
+        mine, theirs = fit.blocks[j].prior, alone.blocks[0].prior
+        for name in ("mu", "kappa", "alpha", "beta"):
+            np.testing.assert_allclose(getattr(mine, name), getattr(theirs, name), rtol=1e-13)
+        # the mean is each class's own sample mean (closed form, by the prior's default)
+        for k in range(3):
+            own = X[col][y == k]
+            assert fit.params[f"{col}_mu"].values[k] == pytest.approx(own.mean(), rel=1e-13)

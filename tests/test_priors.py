@@ -447,3 +447,20 @@ def test_a_column_of_a_prior_given_as_lists():
     assert np.asarray(second.mu).tolist() == [1.0]
     assert np.asarray(second.beta).tolist() == [3.0]
     assert second.kappa == 1.0 and second.alpha == 2.0
+
+
+def test_nig_columns_are_each_columns_slice():
+    """``columns(d)`` (every column's prior at once) holds, for column j, each
+    per-column parameter's ``[..., j : j + 1]`` and each shared one as it is."""
+    mu = np.arange(6.0).reshape(2, 3)
+    beta = np.array([1.0, 2.0, 3.0])
+    prior = bnb.NormalInverseGamma(mu=mu, kappa=2.0, alpha=np.array([[1.5]]), beta=beta)
+    parts = prior.columns(3)
+    assert len(parts) == 3
+    for j, part in enumerate(parts):
+        np.testing.assert_array_equal(part.mu, [[mu[0, j]], [mu[1, j]]])
+        np.testing.assert_array_equal(part.beta, [beta[j]])
+        assert part.kappa == 2.0
+        np.testing.assert_array_equal(part.alpha, [[1.5]])
+    shared = bnb.NormalInverseGamma(mu=0.0, kappa=1.0, alpha=2.0, beta=1.0)
+    assert shared.columns(4) == [shared] * 4

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import numpy as np
 import xarray as xr
@@ -32,6 +33,21 @@ def declared_list(value, what: str, family: str, example: str | None = None) -> 
         except TypeError:
             pass
     return list(value)
+
+
+def column_views(values) -> list[np.ndarray]:
+    """``values[:, j : j + 1]`` for every ``j`` of the second axis (views)."""
+    return list(np.asarray(values).swapaxes(0, 1)[:, :, None])
+
+
+def per_column(values: dict, n_columns: int, views) -> list[dict]:
+    """``values`` (a dict of arrays) as one dict per column: ``views(array)`` lists
+    every column's part of an array."""
+    out: list[dict] = [{} for _ in range(n_columns)]
+    for key, value in values.items():
+        for part, column in zip(views(value), out, strict=True):
+            column[key] = part
+    return out
 
 
 class Family:
@@ -110,33 +126,37 @@ class Family:
 
     def bind_each(
         self, columns: list, data, sample_weight=None, *, counted: bool = False
-    ) -> list[Family] | None:
-        """This declaration bound to each of ``columns`` as its own feature (named by
-        its column), from ``data`` holding them all: the blocks :meth:`bind` gives
-        column by column, learnt in one pass over the block. None when this family
-        cannot (:meth:`_column_block`), or when the block raised or warned: the caller
-        then binds column by column, whose messages name their own feature."""
+    ) -> Family | None:
+        """This declaration bound to each of ``columns`` as its own feature, from
+        ``data`` holding them all, learnt in one pass: one block over every column,
+        whose :meth:`column_blocks` are the features :meth:`bind` gives each column
+        alone, and which counts and estimates them as one block (its statistics
+        and parameters :meth:`split` into theirs). None when this family cannot, or
+        when the block raised or warned: the caller then binds column by column, whose
+        messages name their own feature."""
         if not self.multi_column or not self._binds_each(data):
             return None
-        block = _quietly(
+        return _quietly(
             lambda: self.bind(
                 columns[0], columns, data, sample_weight=sample_weight, counted=counted
             )
         )
-        if block is None:
-            return None
-        return [block._column_block(j) for j in range(len(columns))]
 
     def _binds_each(self, data) -> bool:
         """Whether :meth:`bind_each` may bind ``data``'s columns at once (no by default)."""
         return False
 
-    def _column_block(self, j: int) -> Family:
-        """Column ``j`` of this bound block as a feature of its own, named by it (a
+    def column_blocks(self) -> list[Family]:
+        """Every column of this bound block as a feature of its own, named by it (a
         family adds the state it keeps per column)."""
-        out = copy.copy(self)
-        out.name = str(self.columns[j])
-        out.columns = [self.columns[j]]
+        state = self.__dict__
+        out = []
+        for column in self.columns:  # shallow copies: 10^5 of them for a wide frame
+            block = object.__new__(type(self))
+            block.__dict__.update(state)
+            block.name = column if type(column) is str else str(column)
+            block.columns = [column]
+            out.append(block)
         return out
 
     def em_kernel(self, data, method: str, n_components: int):
@@ -172,7 +192,7 @@ class Family:
     def split(self, values: dict, blocks) -> list[dict]:
         """Statistics or parameters of this fused block, one dict per block: by default
         column ``j`` of the second axis (classes first, then columns)."""
-        return [{k: v[:, j : j + 1] for k, v in values.items()} for j in range(len(blocks))]
+        return per_column(values, len(blocks), column_views)
 
     def join(self, values: list) -> dict:
         """The inverse of :meth:`split`: one dict per block joined for this fused one."""
@@ -364,6 +384,46 @@ def fusion_groups(blocks) -> list[list[int]]:
     return groups
 
 
+class Group(NamedTuple):
+    """Blocks processed as one: their positions ``index`` in a list of blocks, and
+    ``block``, one block over all their columns (the block itself for a group of one).
+    ``members`` are the blocks; None: ``block``'s columns, each its own feature
+    (:meth:`Family.column_blocks`), made when they are needed (:func:`expand`), so
+    that they take what estimating ``block`` resolved."""
+
+    index: list[int]
+    block: Family
+    members: list[Family] | None = None
+
+    def blocks(self) -> list[Family]:
+        if self.members is not None:
+            return self.members
+        return self.block.column_blocks()
+
+    def names(self) -> list[str]:
+        if self.members is not None:
+            return [b.name for b in self.members]
+        return [str(c) for c in self.block.columns]
+
+    def alone(self) -> list[Group]:
+        """Every block of the group as a group of its own."""
+        return [Group([i], b, [b]) for i, b in zip(self.index, self.blocks(), strict=True)]
+
+
+def fused_groups(blocks, positions=None) -> list[Group]:
+    """The :func:`fusion_groups` of ``blocks`` with each group's one block made;
+    ``positions`` (one per block) are the places of ``blocks`` in a longer list, which
+    the groups' ``index`` then refers to."""
+    out = []
+    for index in fusion_groups(blocks):
+        group = [blocks[i] for i in index]
+        block = group[0] if len(group) == 1 else group[0].fused(group)
+        out.append(
+            Group(index if positions is None else [positions[i] for i in index], block, group)
+        )
+    return out
+
+
 def _quietly(call):
     """``call()``, or None when it raised a ValueError or TypeError or warned (the caller
     then goes block by block, whose messages name the feature)."""
@@ -376,56 +436,106 @@ def _quietly(call):
     return None if caught else out
 
 
+def count_groups(groups: list[Group], table, resp) -> tuple[list[Group], list[dict]]:
+    """The statistics of every group, counted as one block, and the groups they belong
+    to: a group whose count raised or warned is counted block by block instead, its
+    blocks groups of their own (so every message names its feature)."""
+    out_groups, out_stats = [], []
+
+    def count(block):
+        return block.count(block.encode(table.take(block.columns)), resp)
+
+    for group in groups:
+        if len(group.index) > 1:
+            stats = _quietly(lambda b=group.block: count(b))
+            if stats is not None:
+                out_groups.append(group)
+                out_stats.append(stats)
+                continue
+        for single in group.alone() if len(group.index) > 1 else [group]:
+            out_groups.append(single)
+            out_stats.append(count(single.block))
+    return out_groups, out_stats
+
+
+def estimate_groups(
+    groups: list[Group], stats: list[dict], methods: dict, labels=None, current=None
+) -> tuple[list[Group], list[dict], list[dict]]:
+    """The parameters of every group from its statistics, estimated as one block where
+    its blocks' estimators (``methods``, by name) agree, with the groups and statistics
+    they belong to: otherwise, or when the estimate raised or warned, block by block,
+    as groups of their own (their statistics split). ``labels`` names the classes in
+    error messages; a ``generalized`` block (an M-step without a closed form) gets its
+    parameters in ``current`` (one dict per block, or None) to step from."""
+    out_groups, out_stats, out_params = [], [], []
+    for group, values in zip(groups, stats, strict=True):
+        if len(group.index) > 1:
+            names = group.names()
+            method = methods[names[0]]
+            if all(methods[n] == method for n in names):
+                before = copy.copy(group.block)  # as it was, should the estimate fail
+                params = _quietly(lambda b=group.block, v=values, m=method: b.estimate_params(v, m))
+                if params is not None:
+                    for j, block in enumerate(group.members or ()):
+                        block.adopt(group.block, j)
+                    out_groups.append(group)
+                    out_stats.append(values)
+                    out_params.append(params)
+                    continue
+                group = group._replace(block=before)
+            singles = group.alone()
+            parts = group.block.split(values, [g.block for g in singles])
+        else:
+            singles, parts = [group], [values]
+        for single, part in zip(singles, parts, strict=True):
+            block, i = single.block, single.index[0]
+            out_groups.append(single)
+            out_stats.append(part)
+            out_params.append(
+                block.estimate_params(
+                    part,
+                    methods[block.name],
+                    labels=labels,
+                    **({"current": current[i]} if current and block.generalized else {}),
+                )
+            )
+    return out_groups, out_stats, out_params
+
+
+def expand(groups: list[Group], n_blocks: int, *values: list) -> tuple[list, ...]:
+    """The blocks of ``groups`` in their order (``n_blocks`` of them), and each list of
+    ``values`` (one dict per group: statistics, parameters) split into one per block."""
+    blocks: list = [None] * n_blocks
+    out = [[None] * n_blocks for _ in values]
+    for k, group in enumerate(groups):
+        members = group.blocks()
+        for i, block in zip(group.index, members, strict=True):
+            blocks[i] = block
+        for per_block, per_group in zip(out, values, strict=True):
+            parts = (
+                [per_group[k]] if len(members) == 1 else group.block.split(per_group[k], members)
+            )
+            for i, part in zip(group.index, parts, strict=True):
+                per_block[i] = part
+    return (blocks, *out)
+
+
 def count_blocks(blocks, table, resp) -> list[dict]:
     """``block.count(block.encode(columns), resp)`` of every block, groups fused."""
-    stats: list = [None] * len(blocks)
-    for index in fusion_groups(blocks):
-        group = [blocks[i] for i in index]
-        out = None
-        if len(group) > 1:
-            fused = group[0].fused(group)
-            out = _quietly(lambda f=fused: f.count(f.encode(table.take(f.columns)), resp))
-        parts = (
-            fused.split(out, group)
-            if out is not None
-            else [b.count(b.encode(table.take(b.columns)), resp) for b in group]
-        )
-        for i, part in zip(index, parts, strict=True):
-            stats[i] = part
-    return stats
+    groups, stats = count_groups(fused_groups(blocks), table, resp)
+    return expand(groups, len(blocks), stats)[1]
 
 
 def estimate_blocks(blocks, stats, methods: dict, labels=None, current=None) -> list[dict]:
     """``block.estimate_params(stats, methods[block.name])`` of every block, groups fused
-    where their estimators agree; ``labels`` names the classes in error messages, and a
-    ``generalized`` block (an M-step without a closed form) gets its parameters in
-    ``current`` (one dict per block, or None) to step from."""
-    params: list = [None] * len(blocks)
-    for index in fusion_groups(blocks):
-        group = [blocks[i] for i in index]
-        method = methods[group[0].name]
-        out = None
-        if len(group) > 1 and all(methods[b.name] == method for b in group):
-            fused = group[0].fused(group)
-            joined = fused.join([stats[i] for i in index])
-            out = _quietly(lambda f=fused, st=joined, m=method: f.estimate_params(st, m))
-        if out is not None:
-            parts = fused.split(out, group)
-            for j, block in enumerate(group):
-                block.adopt(fused, j)
-        else:
-            parts = [
-                blocks[i].estimate_params(
-                    stats[i],
-                    methods[blocks[i].name],
-                    labels=labels,
-                    **({"current": current[i]} if current and blocks[i].generalized else {}),
-                )
-                for i in index
-            ]
-        for i, part in zip(index, parts, strict=True):
-            params[i] = part
-    return params
+    where their estimators agree (see :func:`estimate_groups`)."""
+    groups = fused_groups(blocks)
+    joined = [
+        g.block.join([stats[i] for i in g.index]) if len(g.index) > 1 else stats[g.index[0]]
+        for g in groups
+    ]
+    groups, _, params = estimate_groups(groups, joined, methods, labels, current)
+    return expand(groups, len(blocks), params)[1]
 
 
 class FusedScorer:
@@ -434,14 +544,12 @@ class FusedScorer:
 
     def __init__(self, blocks, block_params):
         self.blocks, self.block_params = blocks, block_params
-        self.groups = []
-        for index in fusion_groups(blocks):
-            if len(index) > 1:
-                fused = blocks[index[0]].fused([blocks[i] for i in index])
-                joined = fused.join([block_params[i] for i in index])
-                self.groups.append((index, fused, joined))
-            else:
-                self.groups.append((index, None, None))
+        self.groups = [
+            (index, fused, fused.join([block_params[i] for i in index]))
+            if len(index) > 1
+            else (index, None, None)
+            for index, fused, _ in fused_groups(blocks)
+        ]
 
     def scores(self, table, *, posterior: bool = False) -> np.ndarray:
         """``sum_i log p(x_i | c)``, (n, K) (up to a constant of every row when

@@ -41,7 +41,7 @@ from bayesnb.families._kernels import (
     log_sum_exp_last,
     value_array,
 )
-from bayesnb.families.base import Family, declared_list
+from bayesnb.families.base import Family, declared_list, per_column
 from bayesnb.marginals import BetaMarginal
 from bayesnb.priors import Beta, Dirichlet, log_gamma_draws
 
@@ -287,6 +287,11 @@ class _Discrete(Family):
         return index, present.astype(float)
 
 
+#: The default prior of a Bernoulli, made once (priors are immutable; its array too).
+_UNIFORM_BETA = Beta(1.0, 1.0)
+_UNIFORM_BETA.alpha.flags.writeable = False
+
+
 class Bernoulli(_Discrete):
     """A Boolean feature, or a block of them (``columns=[...]``), with a Beta prior.
 
@@ -330,7 +335,7 @@ class Bernoulli(_Discrete):
 
     def __init__(self, prior=None, *, values=None, estimate=None, columns=None):
         super().__init__(
-            Beta(1.0, 1.0) if prior is None else prior, estimate=estimate, columns=columns
+            _UNIFORM_BETA if prior is None else prior, estimate=estimate, columns=columns
         )
         if not isinstance(self.prior, Dirichlet):
             raise InputTypeError(
@@ -773,10 +778,11 @@ class Categorical(_Discrete):
         """A Categorical (not a Binned) learns every column's categories on its own."""
         return type(self) is Categorical
 
-    def _column_block(self, j: int) -> Categorical:
-        out = super()._column_block(j)
-        out.column_categories = [self.column_categories[j]]
-        out.categories = list(self.column_categories[j])
+    def column_blocks(self) -> list[Categorical]:
+        out = super().column_blocks()
+        for block, categories in zip(out, self.column_categories, strict=True):
+            block.column_categories = [categories]
+            block.categories = list(categories)
         return out
 
     def _check_declared(self, data) -> None:
@@ -821,8 +827,8 @@ class Categorical(_Discrete):
         return out
 
     def split(self, values: dict, blocks) -> list[dict]:
-        if self._shared():
-            return [{k: v[:, j, :] for k, v in values.items()} for j in range(len(blocks))]
+        if self._shared():  # (classes, columns, categories): ``[:, j, :]``, views
+            return per_column(values, len(blocks), lambda v: list(v.swapaxes(0, 1)))
         starts, sizes = self.segments(), self.column_sizes()
         bounds = [(int(a), int(a) + n) for a, n in zip(starts, sizes, strict=True)]
         return [{k: v[:, a:b] for k, v in values.items()} for a, b in bounds]

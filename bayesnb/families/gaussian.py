@@ -21,6 +21,10 @@ LOG_2PI = np.log(2.0 * np.pi)
 _NIG_FIELDS = ("mu", "kappa", "alpha", "beta")
 
 
+#: The default prior, made once (priors are immutable).
+_DEFAULT_PRIOR = NormalInverseGamma()
+
+
 class Gaussian(Family):
     """A continuous feature (or block, ``columns=[...]``) with a Gaussian likelihood.
 
@@ -115,7 +119,7 @@ class Gaussian(Family):
         self, prior=None, *, ddof: int = 0, var_floor: float = 0.0, estimate=None, columns=None
     ):
         super().__init__(
-            NormalInverseGamma() if prior is None else prior, estimate=estimate, columns=columns
+            _DEFAULT_PRIOR if prior is None else prior, estimate=estimate, columns=columns
         )
         if not isinstance(self.prior, NormalInverseGamma):
             raise InputTypeError(
@@ -200,9 +204,10 @@ class Gaussian(Family):
     def _binds_each(self, data) -> bool:
         return True
 
-    def _column_block(self, j: int) -> Gaussian:
-        out = super()._column_block(j)
-        out.prior = self.prior.column(j)
+    def column_blocks(self) -> list[Gaussian]:
+        out = super().column_blocks()
+        for block, prior in zip(out, self.prior.columns(len(out)), strict=True):
+            block.prior = prior
         return out
 
     def adopt(self, fused: Gaussian, j: int) -> None:
