@@ -473,7 +473,9 @@ def estimate_groups(
             names = group.names()
             method = methods[names[0]]
             if all(methods[n] == method for n in names):
-                before = copy.copy(group.block)  # as it was, should the estimate fail
+                # a block whose columns become the features: kept as it was, should the
+                # estimate fail (given members are the features already)
+                before = copy.copy(group.block) if group.members is None else None
                 params = _quietly(lambda b=group.block, v=values, m=method: b.estimate_params(v, m))
                 if params is not None:
                     for j, block in enumerate(group.members or ()):
@@ -482,7 +484,8 @@ def estimate_groups(
                     out_stats.append(values)
                     out_params.append(params)
                     continue
-                group = group._replace(block=before)
+                if before is not None:
+                    group = group._replace(block=before)
             singles = group.alone()
             parts = group.block.split(values, [g.block for g in singles])
         else:
