@@ -13,7 +13,7 @@ from bayesnb import _compiled
 from bayesnb._lazy import sparse
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
-from bayesnb.families._kernels import Labels, value_array
+from bayesnb.families._kernels import Labels, column_dtypes, value_array
 
 ARRAY_BLOCK = "X"
 
@@ -99,7 +99,7 @@ class Table:
         if self._dtypes is None:
             frame = self.is_frame
             self._dtypes = (
-                self.data.dtypes.tolist() if frame else [self.data.dtype] * len(self.names)
+                column_dtypes(self.data) if frame else [self.data.dtype] * len(self.names)
             )
         return self._dtypes
 

@@ -188,9 +188,9 @@ class FittedModel:
         self,
         *,
         labels,
-        blocks,
-        stats,
-        block_params,
+        blocks=None,
+        stats=None,
+        block_params=None,
         class_counts,
         class_log_prob,
         class_prior,
@@ -198,11 +198,17 @@ class FittedModel:
         feature_names,
         is_frame,
         target="label",
+        groups=None,
     ):
         self.labels = list(labels)
-        self.blocks: list[Family] = blocks
-        self.stats = stats
-        self.block_params = block_params
+        if groups is None:
+            self.blocks: list[Family] = blocks
+            self.stats = stats
+            self.block_params = block_params
+        else:
+            # (groups, their statistics, their parameters): the blocks, statistics and
+            # parameters of one feature each are split out when first read
+            self._groups = groups
         self.class_counts = np.asarray(class_counts, float)
         self.class_log_prob = np.asarray(class_log_prob, float)
         self.class_prior = class_prior
@@ -228,21 +234,31 @@ class FittedModel:
                 blocks, stats, class_counts, class_prior, estimates, labels
             )
         else:
-            groups, stats, params = estimate_groups(groups, stats, estimates["features"], labels)
-            n_blocks = sum(len(g.index) for g in groups)
-            blocks, stats, block_params = expand(groups, n_blocks, stats, params)
+            groups = estimate_groups(groups, stats, estimates["features"], labels)
+            blocks = stats = block_params = None
             class_log_prob = estimate_class(class_counts, class_prior, estimates)
         return cls(
             labels=labels,
             blocks=blocks,
             stats=stats,
             block_params=block_params,
+            groups=groups,
             class_counts=class_counts,
             class_log_prob=class_log_prob,
             class_prior=class_prior,
             estimates=estimates,
             **kwargs,
         )
+
+    def __getattr__(self, name):
+        # the per-feature blocks, statistics and parameters of a fit made by groups
+        # (see __init__), split out on first read
+        groups = self.__dict__.get("_groups")
+        if groups is None or name not in ("blocks", "stats", "block_params"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        n_blocks = sum(len(g.index) for g in groups[0])
+        self.blocks, self.stats, self.block_params = expand(groups[0], n_blocks, *groups[1:])
+        return self.__dict__[name]
 
     def with_statistics(self, *, stats, class_counts, blocks=None):
         """A fit of the same kind, declaration, priors and estimators from other
@@ -310,11 +326,16 @@ class FittedModel:
         return table
 
     def _scores(self, X, *, posterior: bool = False) -> np.ndarray:
-        """:meth:`_joint` of ``X``, adjacent single-column features scored as one block
+        """:meth:`_joint` of ``X``, like single-column features scored as one block
         (:class:`bayesnb.families.base.FusedScorer`, made once per fitted model)."""
         scorer = self.__dict__.get("_scorer")
-        if scorer is None or scorer.block_params is not self.block_params:
-            scorer = self._scorer = FusedScorer(self.blocks, self.block_params)
+        if scorer is None:
+            groups = self.__dict__.get("_groups")
+            scorer = self._scorer = (
+                FusedScorer(self.blocks, self.block_params)
+                if groups is None
+                else FusedScorer.of_groups(groups[0], groups[2])
+            )
         jll = scorer.scores(self._table(X), posterior=posterior)
         jll += self.class_log_prob
         return jll

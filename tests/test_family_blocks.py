@@ -593,3 +593,96 @@ def test_gaussian_frame_columns_equal_single_column_fits():
         for k in range(3):
             own = X[col][y == k]
             assert fit.params[f"{col}_mu"].values[k] == pytest.approx(own.mean(), rel=1e-13)
+
+
+def _category_frame(rng, n, d, k=4):
+    return pd.DataFrame({f"x{j}": pd.Categorical(rng.integers(0, k, n)) for j in range(d)})
+
+
+def test_frame_fit_scores_by_its_groups_like_categorical_nb():
+    """A frame's columns fitted as one group are scored from the group itself (no
+    per-column features made until they are read), with scikit-learn's
+    CategoricalNB's probabilities: Dirichlet(1) posterior means are its alpha=1
+    smoothing, and the class prior is the Dirichlet(1) mean (n_k + 1) / (N + K)."""
+    from sklearn.naive_bayes import CategoricalNB
+
+    rng = np.random.default_rng(11)
+    n, d = 400, 6
+    y = rng.integers(0, 3, n)
+    X = _category_frame(rng, n, d)
+    fit = bnb.NaiveBayes().fit(X, y)
+    proba = fit.predict_proba(X)
+    assert "blocks" not in vars(fit)  # scored without splitting the group
+    prior = (np.bincount(y, minlength=3) + 1.0) / (n + 3)
+    peer = CategoricalNB(alpha=1.0, class_prior=prior).fit(X.to_numpy(int), y)
+    np.testing.assert_allclose(proba, peer.predict_proba(X.to_numpy(int)), rtol=1e-12)
+    # the features, read afterwards, are one per column with CategoricalNB's tables
+    assert [b.name for b in fit.blocks] == list(X.columns)
+    for j, col in enumerate(X.columns):
+        np.testing.assert_allclose(
+            fit.params[col].values, np.exp(peer.feature_log_prob_[j]), rtol=1e-12
+        )
+
+
+def test_a_group_falls_back_to_its_columns_where_one_warns():
+    """Scoring a group column by column when one column warns: the warning names that
+    column (not the group's first), once, and its factor is marginalized."""
+    rng = np.random.default_rng(12)
+    n = 100
+    y = rng.integers(0, 2, n)
+    X = _category_frame(rng, n, 4)
+    fit = bnb.NaiveBayes().fit(X, y)
+    Z = X.copy()
+    Z["x2"] = pd.Categorical(rng.integers(7, 9, n))  # no value seen in training
+    with pytest.warns(bnb.errors.UnseenValuesWarning) as caught:
+        proba = fit.predict_proba(Z)
+    assert len(caught) == 1
+    assert "'x2'" in str(caught[0].message) and "'x0'" not in str(caught[0].message)
+    without = bnb.NaiveBayes().fit(X.drop(columns="x2"), y)
+    np.testing.assert_allclose(proba, without.predict_proba(Z.drop(columns="x2")), rtol=1e-12)
+
+
+def test_a_fit_by_groups_pickles_before_its_features_are_made():
+    """A fit whose per-column features are made on first read pickles and copies as it
+    is, and its copy reads the same parameters."""
+    import copy
+    import pickle
+
+    rng = np.random.default_rng(13)
+    y = rng.integers(0, 2, 60)
+    X = _category_frame(rng, 60, 3)
+    fit = bnb.NaiveBayes().fit(X, y)
+    for other in (pickle.loads(pickle.dumps(fit)), copy.deepcopy(fit)):
+        assert "blocks" not in vars(other)
+        for col in X.columns:
+            np.testing.assert_array_equal(other.params[col].values, fit.params[col].values)
+        np.testing.assert_array_equal(other.predict_proba(X), fit.predict_proba(X))
+    with pytest.raises(AttributeError, match="no attribute 'missing'"):
+        fit.missing  # noqa: B018
+
+
+def test_column_arrays_and_dtypes_are_the_frames():
+    """The stored arrays and dtypes of a frame's columns, read without a Series per
+    column, are the columns' own (pandas' public ``items`` and ``dtypes``), with or
+    without pandas' column accessor."""
+    X = pd.DataFrame(
+        {
+            "c": pd.Categorical(["a", "b", None]),
+            "s": ["x", None, "y"],
+            "f": [1.0, np.nan, 2.0],
+            "i": [1, 2, 3],
+            "n": pd.array([1, None, 3], dtype="Int64"),
+            "b": [True, False, True],
+        }
+    )
+    assert families.column_dtypes(X) == X.dtypes.tolist()
+    for mine, (_, theirs) in zip(families.column_arrays(X), X.items(), strict=True):
+        assert type(mine) is type(theirs.array) or isinstance(mine, np.ndarray)
+        assert pd.Series(mine).equals(theirs.reset_index(drop=True).rename(None))
+
+    class Plain(pd.DataFrame):  # a frame without the accessors: the public route
+        _get_column_array = None
+
+    plain = Plain(X)
+    for mine, theirs in zip(families.column_arrays(plain), families.column_arrays(X), strict=True):
+        assert type(mine) is type(theirs) and pd.Series(mine).equals(pd.Series(theirs))

@@ -425,6 +425,31 @@ def _not_numeric(arr: np.ndarray, what: str, names, dtypes=None) -> None:
 # ----------------------------------------------------------------------------------------
 
 
+def column_arrays(frame: pd.DataFrame) -> list:
+    """The values of every column of ``frame`` as stored (a NumPy array or a pandas
+    extension array, e.g. a ``Categorical``), for reading only.
+
+    pandas makes a Series per column for ``frame.items()`` (about 9 us each, most of
+    the cost of encoding a 10^4-row frame of 50 ``category`` columns); its column
+    accessor reads the stored array directly. Without it (another pandas), the Series'
+    own arrays are taken.
+    """
+    get = getattr(frame, "_get_column_array", None)
+    if get is None:
+        return [
+            column.to_numpy() if isinstance(column.dtype, np.dtype) else column.array
+            for _, column in frame.items()
+        ]
+    return [get(j) for j in range(frame.shape[1])]
+
+
+def column_dtypes(frame: pd.DataFrame) -> list:
+    """The dtype of every column of ``frame``: ``frame.dtypes`` without the Series
+    pandas builds for it (about 16 us, against 1 us read from the frame's store)."""
+    get = getattr(getattr(frame, "_mgr", None), "get_dtypes", None)
+    return frame.dtypes.tolist() if get is None else get().tolist()
+
+
 def _as_2d(data) -> np.ndarray:
     arr = np.asarray(data)
     return arr[:, None] if arr.ndim == 1 else arr

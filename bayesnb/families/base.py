@@ -546,13 +546,20 @@ class FusedScorer:
     fused blocks and their joined parameters are made once per fitted model."""
 
     def __init__(self, blocks, block_params):
-        self.blocks, self.block_params = blocks, block_params
+        groups = fused_groups(blocks)
         self.groups = [
-            (index, fused, fused.join([block_params[i] for i in index]))
-            if len(index) > 1
-            else (index, None, None)
-            for index, fused, _ in fused_groups(blocks)
+            (g, g.block.join([block_params[i] for i in g.index]))
+            if len(g.index) > 1
+            else (g, block_params[g.index[0]])
+            for g in groups
         ]
+
+    @classmethod
+    def of_groups(cls, groups: list[Group], params: list[dict]) -> FusedScorer:
+        """The scorer of blocks estimated as ``groups``, each with its ``params``."""
+        scorer = cls.__new__(cls)
+        scorer.groups = list(zip(groups, params, strict=True))
+        return scorer
 
     def scores(self, table, *, posterior: bool = False) -> np.ndarray:
         """``sum_i log p(x_i | c)``, (n, K) (up to a constant of every row when
@@ -565,13 +572,17 @@ class FusedScorer:
             return block.log_likelihood(enc, params)
 
         jll = None
-        for index, fused, joined in self.groups:
-            term = None if fused is None else _quietly(lambda f=fused, p=joined: score(f, p))
-            terms = (
-                [term]
-                if term is not None
-                else [score(self.blocks[i], self.block_params[i]) for i in index]
-            )
+        for group, params in self.groups:
+            if len(group.index) == 1:
+                terms = [score(group.block, params)]
+            else:
+                term = _quietly(lambda b=group.block, p=params: score(b, p))
+                if term is None:  # block by block, so a message names its feature
+                    singles = [g.block for g in group.alone()]
+                    parts = group.block.split(params, singles)
+                    terms = [score(b, p) for b, p in zip(singles, parts, strict=True)]
+                else:
+                    terms = [term]
             for t in terms:
                 jll = t if jll is None else jll.__iadd__(t)
         if jll is None:

@@ -37,6 +37,7 @@ from bayesnb.families._kernels import (
     _value_counts,
     _value_lookup,
     _xlogp_sum,
+    column_arrays,
     dense,
     log_sum_exp_last,
     value_array,
@@ -931,18 +932,19 @@ class Categorical(_Discrete):
         # in the smallest signed type that holds every code and the "<new>" cell
         dtype = np.min_scalar_type(-1 - max(self.column_sizes(), default=0))
         out = np.empty((n, self.n_columns), dtype=dtype, order="F")
-        series = [s for _, s in frame.items()] if frame is not None else None
+        stored = column_arrays(frame) if frame is not None else None
         for j, categories in enumerate(self.column_categories):
-            if frame is not None:
-                col = series[j]
-                values = col.to_numpy() if isinstance(col.dtype, np.dtype) else None
-            else:
+            col = None
+            if frame is None:
                 values = arr[:, j]
-                col = None
-            if col is not None and isinstance(col.dtype, pd.CategoricalDtype):
+            elif isinstance(stored[j], np.ndarray):
+                values = stored[j]
+            else:  # a pandas extension array (categorical, string, nullable, ...)
+                values, col = None, stored[j]
+            if isinstance(col, pd.Categorical):
                 # a pandas categorical: its codes, mapped onto the categories once
-                raw = col.array.codes
-                own = col.array.categories
+                raw = col.codes
+                own = col.categories
                 if len(own) == len(categories) and own.equals(self._category_index(j)):
                     out[:, j] = raw  # the same categories in the same order: the codes,
                     continue  # none of them unseen
@@ -966,7 +968,7 @@ class Categorical(_Discrete):
             else:
                 if values is not None and values.dtype.kind == "f":
                     self._check_finite(values, j)
-                col = pd.Series(values, copy=False) if col is None else col
+                col = pd.Series(values if col is None else col, copy=False)
                 # get_indexer gives -1 for a missing or unseen value (pd.Categorical with
                 # a value outside its categories is deprecated in pandas 3 and warns).
                 out[:, j] = pd.Index(categories, tupleize_cols=False).get_indexer(col)
