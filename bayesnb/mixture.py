@@ -513,7 +513,7 @@ class _Problem:
                 features.indices = features.indices.astype(np.int32)
                 features.indptr = features.indptr.astype(np.int32)
         else:
-            features = np.hstack(parts)
+            features = parts[0] if len(parts) == 1 else np.hstack(parts)
         weight = self.weights
         seed = int(rng.integers(2**31 - 1))
         if lloyd:

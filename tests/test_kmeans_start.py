@@ -30,6 +30,20 @@ def test_gaussian_seed_features_are_standardized_columns():
     np.testing.assert_array_equal(z[:, 1], 0.0)
 
 
+def test_gaussian_seed_features_without_a_missing_value():
+    """No value missing: each column minus its mean over its standard deviation (a
+    constant column centred only), and an infinite value still a clear error."""
+    X = np.array([[1.0, 5.0], [3.0, 5.0], [8.0, 5.0], [4.0, 5.0]])
+    block, table = bound(bnb.Gaussian(), X)
+    z = block.seed_features(table.take(block.columns))
+    # column 0: mean 4, population variance (9 + 1 + 16 + 0) / 4 = 6.5
+    np.testing.assert_allclose(z[:, 0], [-3, -1, 4, 0] / np.sqrt(6.5), rtol=1e-15)
+    np.testing.assert_array_equal(z[:, 1], 0.0)
+    X[2, 0] = np.inf
+    with pytest.raises(bnb.errors.InputError, match="infinite"):
+        block.seed_features(X)
+
+
 def test_bernoulli_seed_features_put_a_missing_value_at_its_column_frequency():
     X = np.array([[1.0, 0.0], [0.0, 1.0], [np.nan, 1.0], [1.0, 1.0]])
     block, table = bound(bnb.Bernoulli(), X)

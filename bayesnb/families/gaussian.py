@@ -288,12 +288,19 @@ class Gaussian(Family):
         """Every column standardized (a constant one centred only); a missing value
         at the column's mean, 0."""
         x = self.encode(data)
-        self._check_finite(x)
-        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column
-            centre, spread = np.nanmean(x, axis=0), np.nanstd(x, axis=0)
+        centre = x.mean(axis=0)
+        missing = not np.isfinite(centre).all()  # else no value is missing or infinite
+        if missing:
+            self._check_finite(x)
+            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column
+                centre, spread = np.nanmean(x, axis=0), np.nanstd(x, axis=0)
+        else:
+            spread = x.std(axis=0)
         spread = np.where(np.isfinite(spread) & (spread > 0), spread, 1.0)
-        return np.nan_to_num((x - np.nan_to_num(centre)) / spread, nan=0.0)
+        out = x - np.nan_to_num(centre)
+        out /= spread
+        return np.nan_to_num(out, nan=0.0, copy=False) if missing else out
 
     def count(self, enc, resp) -> dict:
         x = enc
