@@ -1610,6 +1610,43 @@ class MixtureFit(FittedModel):
             f"{self.log_likelihood:.6g}, n_iter={self.n_iter}, converged={self.converged})"
         )
 
+    def restart_table(self) -> pd.DataFrame:
+        """Every restart of this fit, one row each in the order they ran: its final
+        ``objective`` and ``log_likelihood``, ``gap`` (its objective minus the best
+        one, 0 for the restarts that reached it), ``n_iter``, ``n_sweeps``,
+        ``converged``, ``saddle``, and ``best`` for the restart this fit is. How many
+        restarts share the best objective shows how hard the optimum is to reach; a
+        spread of gaps shows the local optima.
+
+        A fit without restarts (one loaded from a file, say) is a table of itself.
+
+        Examples
+        --------
+        >>> import bayesnb as bnb
+        >>> X = bnb.datasets.house_votes_84().drop(columns="party")
+        >>> mix = bnb.NaiveBayes().cluster(X, 3, init="random", n_init=4, random_state=0)
+        >>> table = mix.restart_table()
+        >>> len(table), bool(table["gap"].max() == 0.0), bool((table["gap"] <= 0).all())
+        (4, True, True)
+        """
+        self._need_fit("restart_table")
+        fits = self.restarts or [self]
+        best = max(fit.objective for fit in fits)
+        table = pd.DataFrame(
+            {
+                "objective": [fit.objective for fit in fits],
+                "log_likelihood": [fit.log_likelihood for fit in fits],
+                "gap": [fit.objective - best for fit in fits],
+                "n_iter": [fit.n_iter for fit in fits],
+                "n_sweeps": [fit.n_sweeps for fit in fits],
+                "converged": [bool(fit.converged) for fit in fits],
+                "saddle": [bool(fit.saddle) for fit in fits],
+                "best": [fit is self for fit in fits],
+            },
+            index=pd.RangeIndex(len(fits), name="restart"),
+        )
+        return table
+
     # -- information criteria -------------------------------------------------------------
     def _need_fit(self, what: str) -> None:
         if self.log_likelihood is None:

@@ -279,6 +279,31 @@ def test_n_init_keeps_the_best_and_every_restart():
     np.testing.assert_allclose(first.history, mix.restarts[0].history)
 
 
+def test_restart_table_lists_every_restart_and_its_gap():
+    """One row per restart: the gap to the best objective (0 where the best was
+    reached, negative at a local optimum), and each restart's log-likelihood equal to
+    the sum over the rows of log p(x) at its parameters, scored anew."""
+    X = bnb.datasets.house_votes_84().drop(columns="party")
+    model = bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0)))
+    mix = model.cluster(X, 4, n_init=8, random_state=1, tol=1e-8, estimate="map")
+    table = mix.restart_table()
+    assert list(table.index) == list(range(8))
+    assert table["best"].sum() == 1 and table["best"].idxmax() == mix.best_restart
+    assert table.loc[mix.best_restart, "gap"] == 0.0
+    assert (table["gap"] <= 0.0).all() and table["gap"].min() < -5.0  # local optima
+    for i, restart in enumerate(mix.restarts):
+        row = table.loc[i]
+        assert row["n_iter"] == len(restart.history) - 1
+        assert row["gap"] == restart.history[-1] - max(r.history[-1] for r in mix.restarts)
+        assert row["log_likelihood"] == pytest.approx(
+            restart.log_likelihood_rows(X).sum(), rel=1e-10
+        )
+    # a fit without its restarts (loaded) is a table of itself
+    alone = mix.restarts[0]
+    alone.restarts = None
+    assert alone.restart_table()["gap"].tolist() == [0.0]
+
+
 def test_convergence_warning_and_tol():
     X = bnb.datasets.house_votes_84().drop(columns="party")
     model = bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(2.0)))
