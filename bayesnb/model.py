@@ -227,7 +227,9 @@ class FittedModel:
 
         ``groups`` (:class:`~bayesnb.families.base.Group`): the blocks as groups, each
         estimated as one block, with ``stats`` one dict per group (``blocks`` is then
-        not used): the blocks, statistics and parameters of each are split out after.
+        not used). The fit keeps the groups and scores them as they are; the blocks,
+        statistics and parameters of one feature each are split out of them when
+        first read.
         """
         if groups is None:
             block_params, class_log_prob = estimate_all(
