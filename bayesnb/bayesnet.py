@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnb.errors import InputError
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.priors import Dirichlet, check_estimate
 
 __all__ = [
@@ -519,6 +519,119 @@ class BayesNet:
         self.order = list(nx.topological_sort(graph))
         self.cpts: dict = {}
         self.values: dict = {}
+
+    @classmethod
+    def from_cpts(cls, graph, cpts: dict, values: dict | None = None) -> BayesNet:
+        """The net over ``graph`` with given tables, as a textbook states them.
+
+        ``cpts[node]`` is :math:`P(\\text{node} \\mid \\text{parents})`: an
+        ``xarray.DataArray`` whose dims are the node and its parents (in any order),
+        or an array whose axes are the parents, in the order
+        ``graph.predecessors(node)`` lists them, then the node. A node's values are
+        its DataArray coordinates, else ``values[node]``, else 0, 1, ...; queries,
+        evidence and drawn rows use them. Every table must hold probabilities that
+        sum to 1 over the node for each configuration of its parents, and give every
+        node as many values as its children's tables do.
+
+        Examples
+        --------
+        Rain makes the grass wet: P(rain) = 0.2, P(wet | rain) = 0.9,
+        P(wet | no rain) = 0.1. Given wet grass, P(rain) = 0.18 / (0.18 + 0.08).
+
+        >>> import networkx as nx
+        >>> from bayesnb import bayesnet as bn
+        >>> net = bn.BayesNet.from_cpts(
+        ...     nx.DiGraph([("rain", "wet")]),
+        ...     {"rain": [0.8, 0.2], "wet": [[0.9, 0.1], [0.1, 0.9]]},
+        ...     values={"rain": ["no", "yes"], "wet": ["no", "yes"]},
+        ... )
+        >>> net.query("rain", evidence={"wet": "yes"}).values.round(4)
+        array([0.3077, 0.6923])
+        """
+        net = cls(graph)
+        if not isinstance(cpts, dict):
+            raise InputTypeError(
+                f"cpts must be a dict {{node: table}}; got {type(cpts).__name__}. Give one "
+                "table of P(node | parents) per node of the graph."
+            )
+        nodes = set(net.order)
+        missing = [v for v in net.order if v not in cpts]
+        extra = [v for v in cpts if v not in nodes]
+        if missing or extra:
+            raise InputError(
+                f"cpts must give one table per node of the graph {net.order!r}; "
+                + (f"it lacks {missing!r}" if missing else "")
+                + ("; " if missing and extra else "")
+                + (f"it has {extra!r}, which the graph does not" if extra else "")
+                + ". Give a table of P(node | parents) for every node, and no other."
+            )
+        given = values or {}
+        tables = {}
+        for node in net.order:
+            parents = list(graph.predecessors(node))
+            dims = [*parents, node]
+            table = cpts[node]
+            if isinstance(table, xr.DataArray):
+                if sorted(map(str, table.dims)) != sorted(map(str, dims)):
+                    raise InputError(
+                        f"the table of {node!r} has dims {list(table.dims)!r}; P({node} | "
+                        f"parents) needs exactly {dims!r} (the node and its parents in the "
+                        "graph). Rename or reshape it."
+                    )
+                table = table.transpose(*dims)
+                coords = {d: table[d].values.tolist() for d in dims if d in table.coords}
+                array = np.asarray(table.values, dtype=float)
+            else:
+                array = np.asarray(table, dtype=float)
+                coords = {}
+                if array.ndim != len(dims):
+                    raise InputError(
+                        f"the table of {node!r} has {array.ndim} axes; P({node} | parents) "
+                        f"needs {len(dims)}, one per name of {dims!r} in that order."
+                    )
+            tables[node] = (dims, array, coords)
+        for node in net.order:  # every node's values, from its own table or given
+            dims, array, coords = tables[node]
+            if node in coords:
+                net.values[node] = coords[node]
+            elif node in given:
+                net.values[node] = list(given[node])
+            else:
+                net.values[node] = list(range(array.shape[-1]))
+        for node in net.order:
+            dims, array, coords = tables[node]
+            for axis, d in enumerate(dims):
+                if array.shape[axis] != len(net.values[d]):
+                    raise InputError(
+                        f"the table of {node!r} gives {d!r} {array.shape[axis]} value(s) "
+                        f"on its axis {axis}, but {d!r} has {len(net.values[d])} "
+                        f"({net.values[d]!r}). Give every table the same values of a node."
+                    )
+                if d in coords and list(coords[d]) != list(net.values[d]):
+                    raise InputError(
+                        f"the table of {node!r} labels {d!r} {coords[d]!r}, but {d!r} has "
+                        f"the values {net.values[d]!r}. Give every table the same values "
+                        "of a node."
+                    )
+            if not np.all(np.isfinite(array)) or array.min(initial=0.0) < 0.0:
+                raise InputError(
+                    f"the table of {node!r} holds a value that is not a probability "
+                    f"(negative or not finite): {array.ravel()[:6].tolist()!r}. Give "
+                    "probabilities in [0, 1]."
+                )
+            sums = array.sum(axis=-1)
+            bad = np.argwhere(np.abs(sums - 1.0) > 1e-9)
+            if bad.size:
+                where = tuple(int(i) for i in bad[0])
+                at = {p: net.values[p][i] for p, i in zip(dims[:-1], where, strict=True)}
+                raise InputError(
+                    f"the table of {node!r} sums to {float(sums[where]):.6g} over {node!r}"
+                    + (f" where {at!r}" if at else "")
+                    + f"; P({node} | parents) must sum to 1 over the node's values for "
+                    "every configuration of the parents. Normalize the table."
+                )
+            net.cpts[node] = xr.DataArray(array, dims=dims, coords={d: net.values[d] for d in dims})
+        return net
 
     def fit(self, data: pd.DataFrame, estimate: str = "mean", values: dict | None = None):
         """Every node's table from ``data`` (one column per node); ``values`` fixes a

@@ -6,6 +6,7 @@ import itertools
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayesnb as bnb
@@ -117,9 +118,7 @@ def _sprinkler_rows(n: int):
     for node, p1 in tables.items():
         dims = [*dag.predecessors(node), node]
         cpts[node] = xr.DataArray(np.stack([1 - p1, p1], axis=-1), dims=dims)
-    net = bn.BayesNet(dag)
-    net.cpts, net.values = cpts, {v: [0, 1] for v in NODES}
-    return net.sample(n, random_state=2).astype(int)
+    return bn.BayesNet.from_cpts(dag, cpts).sample(n, random_state=2).astype(int)
 
 
 @pytest.fixture(scope="module")
@@ -406,3 +405,93 @@ def test_ic_leaves_conflicting_edges_to_no_orientation_rule():
             frozenset({("X1", "X2"), ("X1", "X3")}),
         )
     }
+
+
+# -- a net from given tables ------------------------------------------------------------------
+#: The sprinkler's tables, P(v = 1 | parents), as a textbook would state them.
+_GIVEN = {
+    "X1": 0.4,
+    "X2": [0.3, 0.6],
+    "X3": [0.2, 0.7],
+    "X4": [[0.01, 0.9], [0.8, 0.99]],
+    "X5": [0.05, 0.7],
+}
+
+
+def _binary(p1):
+    p1 = np.asarray(p1, dtype=float)
+    return np.stack([1 - p1, p1], axis=-1)
+
+
+def _enumerated(evidence: dict, target: str) -> np.ndarray:
+    """P(target | evidence) by summing the product of the given numbers over every
+    configuration (no package code)."""
+    dag = bn.sprinkler()
+    post = np.zeros(2)
+    for values in itertools.product([0, 1], repeat=5):
+        row = dict(zip(NODES, values, strict=True))
+        if any(row[k] != v for k, v in evidence.items()):
+            continue
+        p = 1.0
+        for node in NODES:
+            p1 = np.asarray(_GIVEN[node])[tuple(row[q] for q in dag.predecessors(node))]
+            p *= p1 if row[node] == 1 else 1 - p1
+        post[row[target]] += p
+    return post / post.sum()
+
+
+def test_a_net_from_given_tables_answers_by_enumeration():
+    dag = bn.sprinkler()
+    net = bn.BayesNet.from_cpts(dag, {v: _binary(p) for v, p in _GIVEN.items()})
+    for target, evidence in (("X1", {"X5": 1}), ("X3", {"X2": 1, "X4": 1}), ("X4", {})):
+        np.testing.assert_allclose(
+            net.query(target, evidence).values, _enumerated(evidence, target), rtol=1e-12
+        )
+    # P(X1 = 1, X2 = 0, X3 = 1, X4 = 1, X5 = 0) = 0.4 * 0.4 * 0.7 * 0.9 * 0.3
+    rows = pd.DataFrame([{"X1": 1, "X2": 0, "X3": 1, "X4": 1, "X5": 0}])
+    np.testing.assert_allclose(net.log_prob(rows), [np.log(0.4 * 0.4 * 0.7 * 0.9 * 0.3)])
+    # drawn rows follow the tables: P(X4 = 1) within 4 standard errors
+    p4 = _enumerated({}, "X4")[1]
+    draws = net.sample(20_000, random_state=3)
+    assert abs(draws["X4"].mean() - p4) < 4 * np.sqrt(p4 * (1 - p4) / 20_000)
+
+
+def test_given_tables_with_labels_in_any_dim_order():
+    import networkx as nx
+    import xarray as xr
+
+    dag = nx.DiGraph([("season", "rain"), ("rain", "wet")])
+    season = xr.DataArray([0.7, 0.3], dims="season", coords={"season": ["dry", "wet"]})
+    rain = xr.DataArray(  # dims (rain, season): transposed to (season, rain)
+        [[0.9, 0.4], [0.1, 0.6]],
+        dims=("rain", "season"),
+        coords={"rain": ["no", "yes"], "season": ["dry", "wet"]},
+    )
+    wet = [[0.8, 0.2], [0.05, 0.95]]  # axes (rain, wet); labels from `values`
+    net = bn.BayesNet.from_cpts(
+        dag, {"season": season, "rain": rain, "wet": wet}, values={"wet": ["n", "y"]}
+    )
+    assert net.values == {"season": ["dry", "wet"], "rain": ["no", "yes"], "wet": ["n", "y"]}
+    # P(season = wet | wet = y) = 0.3 (0.6 0.95 + 0.4 0.2) / P(wet = y)
+    num = 0.3 * (0.6 * 0.95 + 0.4 * 0.2)
+    den = num + 0.7 * (0.1 * 0.95 + 0.9 * 0.2)
+    got = net.query("season", {"wet": "y"}).sel(season="wet").item()
+    assert got == pytest.approx(num / den, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c.pop("X5"), "lacks \\['X5'\\]"),
+        (lambda c: c.update(X9=[0.5, 0.5]), "has \\['X9'\\]"),
+        (lambda c: c.update(X2=[[0.7, 0.3], [0.5, 0.6]]), "sums to 1.1 over 'X2' where"),
+        (lambda c: c.update(X1=[0.2, 0.3, 0.5]), "but 'X1' has 3"),
+        (lambda c: c.update(X2=[0.7, 0.3]), "has 1 axes"),
+        (lambda c: c.update(X1=[1.5, -0.5]), "not a probability"),
+    ],
+)
+def test_given_tables_that_do_not_fit_are_clear_errors(change, message):
+    cpts = {v: _binary(p) for v, p in _GIVEN.items()}
+    change(cpts)
+    with pytest.raises(bnb.errors.InputError, match=message):
+        bn.BayesNet.from_cpts(bn.sprinkler(), cpts)
