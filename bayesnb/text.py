@@ -128,6 +128,10 @@ class Vocabulary:
     min_count : int, default 1
         Drop words seen fewer than ``m`` times in the training corpus (the seeds'
         "ignore words with frequency < 3" is ``min_count=3``).
+    max_features : int or None, default None
+        Keep at most this many words, those with the most occurrences among the
+        words the two rules above kept (scikit-learn's ``CountVectorizer`` option of
+        that name; ties at the cut go alphabetically). None: every such word.
     token_pattern : str, default :data:`TOKEN_PATTERN`
         Regular expression of a token: words plus single punctuation characters.
 
@@ -138,7 +142,8 @@ class Vocabulary:
     word_counts : ndarray of float
         Occurrences of every kept word in the training corpus.
     dropped : dict
-        ``{"most_frequent": [...], "rare": [...]}``, the words each rule removed.
+        ``{"most_frequent": [...], "rare": [...], "beyond_max_features": [...]}``, the
+        words each rule removed.
 
     Examples
     --------
@@ -160,6 +165,7 @@ class Vocabulary:
         lowercase: bool = True,
         drop_most_frequent: int = 0,
         min_count: int = 1,
+        max_features: int | None = None,
         token_pattern: str = TOKEN_PATTERN,
     ):
         if not isinstance(lowercase, bool | np.bool_):
@@ -169,6 +175,9 @@ class Vocabulary:
         self.lowercase = bool(lowercase)
         self.drop_most_frequent = check_count(drop_most_frequent, "drop_most_frequent", 0)
         self.min_count = check_count(min_count, "min_count", 1)
+        self.max_features = (
+            None if max_features is None else check_count(max_features, "max_features", 1)
+        )
         self.token_pattern = _check_pattern(token_pattern)
         self._vectorizer: CountVectorizer | None = None
         self._word_list: list | None = None
@@ -180,7 +189,8 @@ class Vocabulary:
         size = "unfitted" if self._word_list is None else f"{len(self)} words"
         return (
             f"Vocabulary(lowercase={self.lowercase}, drop_most_frequent="
-            f"{self.drop_most_frequent}, min_count={self.min_count}; {size})"
+            f"{self.drop_most_frequent}, min_count={self.min_count}, max_features="
+            f"{self.max_features}; {size})"
         )
 
     def _new_vectorizer(self, vocabulary=None) -> CountVectorizer:
@@ -215,6 +225,14 @@ class Vocabulary:
             top = np.argsort(-totals, kind="stable")[: self.drop_most_frequent]
             frequent = words[top].tolist()
             keep[top] = False
+        beyond: list = []
+        if self.max_features is not None and keep.sum() > self.max_features:
+            # the kept words by count, ties alphabetically (stable over the columns)
+            kept = np.flatnonzero(keep)
+            order = kept[np.argsort(-totals[kept], kind="stable")]
+            cut = order[self.max_features :]
+            beyond = words[np.sort(cut)].tolist()
+            keep[cut] = False
         if not keep.any():
             raise InputError(
                 f"the vocabulary is empty: {len(words)} distinct tokens, of which "
@@ -230,7 +248,7 @@ class Vocabulary:
         self._word_list = words.tolist()
         self._words = None
         self.word_counts = totals
-        self.dropped = {"most_frequent": frequent, "rare": rare}
+        self.dropped = {"most_frequent": frequent, "rare": rare, "beyond_max_features": beyond}
         return sparse.csr_array(X)
 
     def fit(self, texts) -> Vocabulary:
@@ -850,6 +868,7 @@ class TextFit:
                 "lowercase": vocab.lowercase,
                 "drop_most_frequent": vocab.drop_most_frequent,
                 "min_count": vocab.min_count,
+                "max_features": vocab.max_features,
                 "token_pattern": vocab.token_pattern,
                 "dropped": {k: list(v) for k, v in vocab.dropped.items()},
             }
@@ -903,6 +922,7 @@ def _read_text_fit(ds: xr.Dataset, config: dict) -> TextFit:
             lowercase=text["lowercase"],
             drop_most_frequent=text["drop_most_frequent"],
             min_count=text["min_count"],
+            max_features=text.get("max_features"),  # files saved before it existed
             token_pattern=text["token_pattern"],
         )
         dropped = {k: list(v) for k, v in text["dropped"].items()}
@@ -1191,12 +1211,22 @@ def main(argv=None) -> int:
         default=1,
         help="drop words seen fewer than M times in training, M >= 1 (default 1)",
     )
+    parser.add_argument(
+        "--max-features",
+        type=_option(int, 1),
+        default=None,
+        help="keep at most the N most frequent of the remaining words, N >= 1 (default: all)",
+    )
     args = parser.parse_args(argv)
     try:
         split = spam_split(args.test_size, args.random_state)
     except InputError as err:
         parser.error(f"argument --test-size: {err}")
-    vocab = Vocabulary(drop_most_frequent=args.drop_most_frequent, min_count=args.min_count)
+    vocab = Vocabulary(
+        drop_most_frequent=args.drop_most_frequent,
+        min_count=args.min_count,
+        max_features=args.max_features,
+    )
     try:
         table = _results_table(split, vocab)
     except InputError as err:

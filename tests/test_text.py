@@ -765,3 +765,47 @@ def test_the_command_line_module_is_not_imported_before_it_runs():
     )
     assert out.returncode == 0, out.stderr
     assert "usage: python -m bayesnb.text" in out.stdout
+
+
+def test_max_features_keeps_the_most_frequent_words_like_countvectorizer():
+    """``max_features`` keeps CountVectorizer's words (its option of that name): every
+    word counted more often than the cut, the same number of words, and the same
+    count at the cut (the order among tied words is CountVectorizer's own)."""
+    texts = bnb.datasets.sms_spam()["text"].tolist()[:2000]
+    for m in (50, 500):
+        vocab = Vocabulary(max_features=m)
+        X = vocab.fit_transform(texts)
+        peer = CountVectorizer(token_pattern=TOKEN_PATTERN, max_features=m).fit(texts)
+        theirs = peer.transform(texts).sum(axis=0).A1
+        their_words = peer.get_feature_names_out()
+        assert X.shape[1] == len(vocab) == len(their_words) == m
+        cut = vocab.word_counts.min()
+        assert theirs.min() == cut
+        assert set(vocab.words[vocab.word_counts > cut]) == set(their_words[theirs > cut])
+        # the counts are those of the whole corpus, and nothing kept is rarer than a drop
+        full = Vocabulary().fit(texts)
+        total = dict(zip(full.words, full.word_counts, strict=True))
+        assert all(total[w] == c for w, c in zip(vocab.words, vocab.word_counts, strict=True))
+        dropped = vocab.dropped["beyond_max_features"]
+        assert len(dropped) == len(full) - m
+        assert max(total[w] for w in dropped) <= cut
+
+
+def test_max_features_applies_after_the_other_rules_and_round_trips(tmp_path):
+    texts = ["a a a a b b b c c d", "a b c e e e", "f"]
+    # counts a 5, b 4, c 3, e 3, d 1, f 1: drop the top word (a) and the rare (d, f),
+    # then keep 2 of b, c, e: b, then c before e (tied at 3, alphabetically)
+    vocab = Vocabulary(drop_most_frequent=1, min_count=2, max_features=2, token_pattern=r"\w+")
+    vocab.fit(texts)
+    assert vocab.words.tolist() == ["b", "c"]
+    assert vocab.dropped == {
+        "most_frequent": ["a"],
+        "rare": ["d", "f"],
+        "beyond_max_features": ["e"],
+    }
+    fit = TextNaiveBayes("multinomial", vocabulary=vocab).fit(texts, ["x", "y", "y"])
+    fit.save(tmp_path / "t.nc")
+    got = bnb.load(tmp_path / "t.nc").vocabulary
+    assert got.max_features == 2 and got.dropped == fit.vocabulary.dropped
+    with pytest.raises(bnb.errors.InputError, match="max_features must be an integer >= 1"):
+        Vocabulary(max_features=0)
