@@ -39,7 +39,7 @@ from bayesnb._data import check_count
 from bayesnb._progress import progress
 from bayesnb.errors import InputError
 from bayesnb.families._kernels import log_sum_exp_last
-from bayesnb.families.base import fused_groups
+from bayesnb.families.base import fused_groups, joined
 from bayesnb.mixture import MixtureFit, _Problem, _State
 from bayesnb.model import feature_log_likelihood
 from bayesnb.posterior import CHUNK_ENTRIES, _attrs, observed_values, stacked_dataset
@@ -157,7 +157,7 @@ class _Fused:
         that for one pass with many (every draw at once: a Categorical block then
         multiplies its indicators instead of building tables per class)."""
         self.problem = problem
-        groups = fused_groups(problem.blocks)
+        groups = self._fused = fused_groups(problem.blocks)
         self.groups = [g.index for g in groups]
         self.blocks = [g.block for g in groups]
         self.encoded = []
@@ -171,10 +171,7 @@ class _Fused:
 
     def join(self, params: list) -> list:
         """Per-block parameters joined per group."""
-        return [
-            params[index[0]] if len(index) == 1 else block.join([params[i] for i in index])
-            for index, block in zip(self.groups, self.blocks, strict=True)
-        ]
+        return joined(self._fused, params)
 
     def split(self, params: list) -> list:
         """Per-group parameters split back into one dict per block, in block order."""

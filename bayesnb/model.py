@@ -334,9 +334,9 @@ class FittedModel:
         if scorer is None:
             groups = self.__dict__.get("_groups")
             scorer = self._scorer = (
-                FusedScorer(self.blocks, self.block_params)
+                FusedScorer.of_blocks(self.blocks, self.block_params)
                 if groups is None
-                else FusedScorer.of_groups(groups[0], groups[2])
+                else FusedScorer(groups[0], groups[2])
             )
         jll = scorer.scores(self._table(X), posterior=posterior)
         jll += self.class_log_prob

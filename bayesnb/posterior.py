@@ -284,7 +284,7 @@ def _pointwise(fit, table, codes, class_log_prob, params) -> np.ndarray:
     n = len(codes)
     out = np.empty((size, n))
     for start, stop in _chunks(size, n * k):
-        jll = FusedScorer(fit.blocks, _chunk(params, k, start, stop)).scores(table)
+        jll = FusedScorer.of_blocks(fit.blocks, _chunk(params, k, start, stop)).scores(table)
         jll = jll.reshape(n, stop - start, k)
         own = np.take_along_axis(jll, codes[:, None, None], axis=2)[..., 0]
         out[start:stop] = own.T + class_log_prob[start:stop][:, codes]
@@ -378,7 +378,7 @@ def posterior_predict(fit, X, draws: int, chains: int, random_state) -> xr.DataA
     n = table.n_rows
     out = np.empty((size, n, k))
     for start, stop in _chunks(size, n * k):
-        scores = FusedScorer(fit.blocks, _chunk(params, k, start, stop))
+        scores = FusedScorer.of_blocks(fit.blocks, _chunk(params, k, start, stop))
         jll = scores.scores(table, posterior=True).reshape(n, stop - start, k)
         jll += class_log_prob[start:stop]
         with np.errstate(invalid="ignore"):

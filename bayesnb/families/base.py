@@ -523,6 +523,14 @@ def expand(groups: list[Group], n_blocks: int, *values: list) -> tuple[list, ...
     return (blocks, *out)
 
 
+def joined(groups: list[Group], values: list[dict]) -> list[dict]:
+    """Per-block ``values`` (statistics or parameters, by position) joined per group."""
+    return [
+        g.block.join([values[i] for i in g.index]) if len(g.index) > 1 else values[g.index[0]]
+        for g in groups
+    ]
+
+
 def count_blocks(blocks, table, resp) -> list[dict]:
     """``block.count(block.encode(columns), resp)`` of every block, groups fused."""
     groups, stats = count_groups(fused_groups(blocks), table, resp)
@@ -533,11 +541,7 @@ def estimate_blocks(blocks, stats, methods: dict, labels=None, current=None) -> 
     """``block.estimate_params(stats, methods[block.name])`` of every block, groups fused
     where their estimators agree (see :func:`estimate_groups`)."""
     groups = fused_groups(blocks)
-    joined = [
-        g.block.join([stats[i] for i in g.index]) if len(g.index) > 1 else stats[g.index[0]]
-        for g in groups
-    ]
-    groups, _, params = estimate_groups(groups, joined, methods, labels, current)
+    groups, _, params = estimate_groups(groups, joined(groups, stats), methods, labels, current)
     return expand(groups, len(blocks), params)[1]
 
 
@@ -545,21 +549,16 @@ class FusedScorer:
     """The log-likelihood of rows under every block of a fitted model, runs fused: the
     fused blocks and their joined parameters are made once per fitted model."""
 
-    def __init__(self, blocks, block_params):
-        groups = fused_groups(blocks)
-        self.groups = [
-            (g, g.block.join([block_params[i] for i in g.index]))
-            if len(g.index) > 1
-            else (g, block_params[g.index[0]])
-            for g in groups
-        ]
+    def __init__(self, groups: list[Group], params: list[dict]):
+        """The scorer of blocks estimated as ``groups``, each with its ``params``."""
+        self.groups = list(zip(groups, params, strict=True))
 
     @classmethod
-    def of_groups(cls, groups: list[Group], params: list[dict]) -> FusedScorer:
-        """The scorer of blocks estimated as ``groups``, each with its ``params``."""
-        scorer = cls.__new__(cls)
-        scorer.groups = list(zip(groups, params, strict=True))
-        return scorer
+    def of_blocks(cls, blocks, block_params) -> FusedScorer:
+        """The scorer of ``blocks``, each with its ``block_params``: like blocks fused
+        (:func:`fused_groups`), their parameters joined."""
+        groups = fused_groups(blocks)
+        return cls(groups, joined(groups, block_params))
 
     def scores(self, table, *, posterior: bool = False) -> np.ndarray:
         """``sum_i log p(x_i | c)``, (n, K) (up to a constant of every row when
