@@ -100,8 +100,7 @@ def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, 
     begin in different labellings of the same mode: the raw draws show the switching
     that relabelling undoes.
     """
-    k, n = problem.K, problem.n
-    known = problem.known
+    k, known = problem.K, problem.known
     free_labels = known is None or not np.any(known >= 0)
     orders = [np.arange(k)] + [
         rng.permutation(k) if free_labels else np.arange(k) for _ in range(chains - 1)
@@ -111,34 +110,54 @@ def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, 
         {key: np.concatenate([s[0][b][key] for s in starts]) for key in start.block_params[b]}
         for b in range(len(problem.blocks))
     ]
+    class_log_prob = np.stack([s[1] for s in starts])  # (chains, K)
+    with progress(tune + draws, f"Gibbs sampling, {chains} chains") as advance:
+        if problem.compiled is not None and _compiled_gibbs_enabled:
+            from bayesnb._gibbs_loop import CompiledGibbs
+
+            sampler = CompiledGibbs(problem)
+            kept, block_params = sampler.sample(class_log_prob, params, draws, tune, rng, advance)
+            return Draws(class_log_prob=kept, block_params=block_params, sample_stats={})
+        return _gibbs_python(problem, class_log_prob, params, draws, tune, rng, advance)
+
+
+#: Whether :func:`gibbs` runs in compiled code where the mixture's EM does (False:
+#: always the Python sweep, which a test compares it with).
+_compiled_gibbs_enabled = True
+
+
+def _gibbs_python(problem: _Problem, class_log_prob, params, draws, tune, rng, advance) -> Draws:
+    """:func:`gibbs`'s sweeps in Python, each family's kernels called once per sweep
+    for every chain at once: for families without compiled pieces."""
+    k, n = problem.K, problem.n
+    chains = class_log_prob.shape[0]
+    known = problem.known
     work = _Fused(problem)
     blocks, encoded, params = work.blocks, work.encoded, work.join(params)
-    class_log_prob = np.stack([s[1] for s in starts])  # (chains, K)
     alpha = problem.class_prior.resolve(k)
     weights = np.ones(n) if problem.weights is None else np.asarray(problem.weights, float)
     codes = np.full(n, -1, dtype=np.intp) if known is None else np.asarray(known, np.intp)
     kept_class, kept_params = [], []
     resp = np.empty((n, chains * k))
-    with progress(tune + draws, f"Gibbs sampling, {chains} chains") as advance:
-        for sweep in range(tune + draws):
-            # z | theta: every chain's joint log-likelihood, then one uniform per row and chain
-            logj = np.ascontiguousarray(feature_log_likelihood(blocks, encoded, params))
-            resp.fill(0.0)
-            _compiled.draw_memberships(
-                logj, class_log_prob, rng.random((n, chains)), codes, weights, resp
-            )
-            # theta | z: every block's conjugate posterior of the counts z gives
-            stats = [b.count(enc, resp) for b, enc in zip(blocks, encoded, strict=True)]
-            params = [
-                b.draw_params(b.posterior_hyper(st), 1, rng)
-                for b, st in zip(blocks, stats, strict=True)
-            ]
-            log_g = log_gamma_draws(alpha + resp.sum(axis=0).reshape(chains, k), rng)
-            class_log_prob = log_g - log_sum_exp_last(log_g)
-            if sweep >= tune:
-                kept_class.append(class_log_prob)
-                kept_params.append(params)
-            advance()
+    for sweep in range(tune + draws):
+        # z | theta: every chain's joint log-likelihood, then one uniform per row and chain
+        logj = np.ascontiguousarray(feature_log_likelihood(blocks, encoded, params))
+        resp.fill(0.0)
+        _compiled.draw_memberships(
+            logj, class_log_prob, rng.random((n, chains)), codes, weights, resp
+        )
+        # theta | z: every block's conjugate posterior of the counts z gives
+        stats = [b.count(enc, resp) for b, enc in zip(blocks, encoded, strict=True)]
+        params = [
+            b.draw_params(b.posterior_hyper(st), 1, rng)
+            for b, st in zip(blocks, stats, strict=True)
+        ]
+        log_g = log_gamma_draws(alpha + resp.sum(axis=0).reshape(chains, k), rng)
+        class_log_prob = log_g - log_sum_exp_last(log_g)
+        if sweep >= tune:
+            kept_class.append(class_log_prob)
+            kept_params.append(params)
+        advance()
     per_block = [_chain_major([p[b] for p in kept_params], chains, k) for b in range(len(blocks))]
     return Draws(
         class_log_prob=np.stack(kept_class, axis=1),  # (chains, draws, K)

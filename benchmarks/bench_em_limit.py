@@ -27,8 +27,10 @@ For each case the script prints:
 * the peer's s/iter and the issue's target, as published in the issue (R is not
   run here).
 
-It then prints the fixed cost per iteration on a 100-row data set, and, for gss82
-and 20k x 20, the wall time of 20 restarts over that of one.
+It then prints the fixed cost per iteration on a 100-row data set, for gss82 and
+20k x 20 the wall time of 20 restarts over that of one, and the Gibbs sampler's
+seconds per sweep (4 chains, from the EM fit) in the compiled loop and in the Python
+sweep, on house votes 84 (K = 2) and 20k x 20 binary (K = 4).
 
 Run ``python3 benchmarks/bench_em_limit.py`` (``--quick``: fewer repeats;
 ``--python``: the Python engine instead of the compiled loop, for comparison).
@@ -166,6 +168,30 @@ def restart_ratio(model, X, k: int, repeats: int) -> tuple[float, float]:
     return one, twenty
 
 
+def gibbs_sweep(model, X, k: int, compiled: bool, sweeps: int, repeats: int) -> float:
+    """Seconds per sweep of :func:`bayesnb.mcmc.gibbs` (4 chains) from the EM fit,
+    in the compiled loop or the Python sweep, median of ``repeats``."""
+    from bayesnb import mcmc
+    from bayesnb._data import Table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit = model.cluster(X, k, random_state=0)
+    problem = mixture._Problem(model, Table(X), list(range(k)), None, None)
+    start = mixture._State(fit.block_params, fit.class_log_prob)
+    mcmc._compiled_gibbs_enabled = compiled
+    try:
+        mcmc.gibbs(problem, start, 5, 4, 0, np.random.default_rng(0))  # warm
+        times = []
+        for seed in range(repeats):
+            began = time.perf_counter()
+            mcmc.gibbs(problem, start, sweeps, 4, 0, np.random.default_rng(seed))
+            times.append(time.perf_counter() - began)
+    finally:
+        mcmc._compiled_gibbs_enabled = True
+    return statistics.median(times) / sweeps
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--m1", type=int, default=20)
@@ -216,6 +242,17 @@ def main(argv=None) -> None:
                 f"{name}: 1 restart {1e3 * one:.1f} ms, 20 restarts {1e3 * twenty:.1f} ms, "
                 f"ratio {twenty / one:.1f}"
             )
+        print("\nGibbs sampler, 4 chains, ms per sweep (compiled loop, Python sweep, ratio):")
+        votes = bnb.datasets.house_votes_84().drop(columns="party")
+        gibbs_cases = {
+            "house votes": (bnb.NaiveBayes(), votes, 2),
+            "binary-20k": all_cases["binary-20k"][:3],
+        }
+        for name, (model, X, k) in gibbs_cases.items():
+            sweeps = 200 if len(X) < 5000 else 20
+            fast = gibbs_sweep(model, X, k, True, sweeps, args.repeats)
+            slow = gibbs_sweep(model, X, k, False, sweeps, max(1, args.repeats // 2))
+            print(f"{name}: {1e3 * fast:.3f} ms, {1e3 * slow:.3f} ms, {fast / slow:.2f}")
 
 
 if __name__ == "__main__":

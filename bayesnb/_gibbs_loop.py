@@ -1,0 +1,338 @@
+"""The blocked Gibbs sampler of :mod:`bayesnb.mcmc` in compiled code: every sweep's
+memberships, counts and conjugate draws in one loop, with no Python between sweeps.
+
+It reads the mixture as the compiled EM loop does (:class:`bayesnb._em_loop.
+CompiledProblem`): the discrete blocks' group codes, scored through one table of
+summed log-probabilities per group and counted in one histogram per group, and the
+diagonal Gaussian columns. The chains lie side by side on one axis of ``chains * K``
+components, so each read of a row serves every chain.
+
+The random numbers come from the user's :class:`numpy.random.Generator`, called from
+the compiled code (numba draws with NumPy's own algorithms on the Generator's bit
+generator), in the order of :func:`bayesnb.mcmc.gibbs`'s Python sweep: the uniforms
+of the memberships, row by row and chain by chain; then the blocks' parameters,
+fused group by fused group, each as its family's ``draw_params`` draws them (a
+Dirichlet's gamma variates and then the uniforms of its concentrations below 1; a
+Gaussian's gamma variates and then its normals); then the component weights'. The
+two samplers therefore give the same draws from the same seed, to round-off.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bayesnb import _compiled
+from bayesnb._compiled import _jit
+from bayesnb.families.base import fused_groups, joined
+
+#: Sweeps per call of the compiled loop: the progress bar advances between calls.
+_SWEEPS_PER_CALL = 100
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+#: Kinds of a fused group's draws.
+_DISCRETE, _GAUSSIAN = 0, 1
+
+
+@_jit
+def _log_gamma(rng, alpha):
+    """``log G``, ``G ~ Gamma(alpha, 1)``, drawn as :func:`bayesnb.priors.
+    log_gamma_draws` draws it: from ``Gamma(alpha + 1)`` below ``alpha = 1`` (the
+    uniform's term is added afterwards, by :func:`_small_shape_terms`)."""
+    return math.log(rng.standard_gamma(alpha + 1.0 if alpha < 1.0 else alpha))
+
+
+@_jit
+def _normalize(values, a, b, out):
+    """``out[a:b] = values[a:b] - log(sum(exp(values[a:b])))``, shifted by the
+    maximum."""
+    top = -math.inf
+    for v in range(a, b):
+        top = max(top, values[v])
+    total = 0.0
+    for v in range(a, b):
+        total += math.exp(values[v] - top)
+    lt = math.log(total) + top
+    for v in range(a, b):
+        out[v] = values[v] - lt
+
+
+@_jit
+def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, tune):
+    """Sweeps ``first`` to ``stop - 1`` of the Gibbs sampler from ``state``, which
+    they leave at the last sweep's draws; a sweep from ``tune`` on is kept in ``out``.
+
+    ``data``: :attr:`bayesnb._em_loop.CompiledProblem.data` (group codes and
+    Gaussian columns, one per row or per pattern). ``rows``: every row's pattern,
+    weight and known component (-1 where free). ``prior``: the concentrations (K, S)
+    of every discrete column's categories, the class prior's (K,), and the
+    Normal-Inverse-Gamma's ``mu``, ``kappa``, ``alpha``, ``beta`` (K, d).
+    ``order``: the fused groups' kinds, the bounds of each in ``index``, and
+    ``index``, the flat columns of every group in its own order. ``state``: the
+    component log-weights (chains, K), and every component's ``logp`` (chains K,
+    S), ``mu`` and ``var`` (chains K, d). ``out``: the kept draws of each, (chains,
+    draws, K, ...).
+    """
+    codes, offsets, bounds, sizes, segments, xt, _w, _known, _unit = data
+    inverse, weights, known = rows
+    conc, class_alpha, mu0, kappa0, alpha0, beta0 = prior
+    kinds, starts, index = order
+    clp, logp, mu, var = state
+    table, hist, scores, u, z, counts, lg, g_n, g_mean, g_ss, inv_sd, const = work[:12]
+    class_counts, class_lg, terms = work[12:]
+    out_clp, out_logp, out_mu, out_var = out
+    chains, n_comp = clp.shape
+    width = chains * n_comp
+    n, m, d = len(weights), scores.shape[0], xt.shape[0]
+    n_groups = codes.shape[1]
+    for sweep in range(first, stop):
+        # z | theta: every pattern's score under every chain's components
+        if n_groups:
+            _compiled.group_tables(logp, offsets, bounds, sizes, segments, table)
+        for k in range(width):
+            for j in range(d):
+                inv_sd[k, j] = 1.0 / math.sqrt(var[k, j])
+                const[k, j] = -0.5 * (math.log(var[k, j]) + _LOG_2PI)
+        for p in range(m):
+            for k in range(width):
+                scores[p, k] = 0.0
+            for g in range(n_groups):
+                b = offsets[g] + codes[p, g]
+                for k in range(width):
+                    scores[p, k] += table[b, k]
+            for j in range(d):
+                v = xt[j, p]
+                if v == v:  # a missing value scores 0
+                    for k in range(width):
+                        t = (v - mu[k, j]) * inv_sd[k, j]
+                        scores[p, k] += const[k, j] - 0.5 * t * t
+        for i in range(n * chains):
+            u[i] = rng.random()
+        # one component per row and chain (inverse transform sampling, as
+        # :func:`bayesnb._compiled.draw_memberships`), counted as it is drawn
+        if n_groups:
+            hist[:] = 0.0
+        class_counts[:] = 0.0
+        for i in range(n):
+            p, w = inverse[i], weights[i]
+            for c in range(chains):
+                base = c * n_comp
+                if known[i] >= 0:
+                    zz = known[i]
+                else:
+                    top = -math.inf
+                    for j in range(n_comp):
+                        top = max(top, scores[p, base + j] + clp[c, j])
+                    total = 0.0
+                    for j in range(n_comp):
+                        terms[j] = math.exp(scores[p, base + j] + clp[c, j] - top)
+                        total += terms[j]
+                    target = u[i * chains + c] * total
+                    zz = n_comp - 1
+                    acc = 0.0
+                    for j in range(n_comp):
+                        acc += terms[j]
+                        if target < acc:
+                            zz = j
+                            break
+                z[i, c] = zz
+                class_counts[base + zz] += w
+                for g in range(n_groups):
+                    hist[offsets[g] + codes[p, g], base + zz] += w
+        if counts.shape[1]:
+            counts[:] = 0.0
+            _compiled.group_margins(hist, offsets, bounds, sizes, segments, counts)
+        # the Gaussian columns' count, mean and centred sum of squares per component
+        if d:
+            g_n[:] = 0.0
+            g_mean[:] = 0.0
+            g_ss[:] = 0.0
+            for j in range(d):
+                for i in range(n):
+                    v = xt[j, i]
+                    if v == v:
+                        for c in range(chains):
+                            k = c * n_comp + z[i, c]
+                            g_n[k, j] += weights[i]
+                            g_mean[k, j] += weights[i] * v
+                for k in range(width):
+                    if g_n[k, j] > 0.0:
+                        g_mean[k, j] /= g_n[k, j]
+                for i in range(n):
+                    v = xt[j, i]
+                    if v == v:
+                        for c in range(chains):
+                            k = c * n_comp + z[i, c]
+                            dv = v - g_mean[k, j]
+                            g_ss[k, j] += weights[i] * dv * dv
+        # theta | z: group by group, in the order of the Python sampler's draws
+        for gr in range(len(kinds)):
+            a, b = starts[gr], starts[gr + 1]
+            if kinds[gr] == _DISCRETE:
+                for k in range(width):
+                    for t in range(a, b):
+                        v = index[t]
+                        lg[k, v] = _log_gamma(rng, counts[k, v] + conc[k % n_comp, v])
+                for k in range(width):
+                    for t in range(a, b):
+                        v = index[t]
+                        alpha = counts[k, v] + conc[k % n_comp, v]
+                        if alpha < 1.0:
+                            lg[k, v] += math.log(rng.random()) / alpha
+                continue
+            # a Gaussian group: sigma^2 = beta_n / Gamma(alpha_n), then the means
+            for k in range(width):
+                for t in range(a, b):
+                    j = index[t]
+                    q = k % n_comp
+                    nk = g_n[k, j]
+                    kn = kappa0[q, j] + nk
+                    delta = g_mean[k, j] - mu0[q, j] if nk > 0.0 else 0.0
+                    alpha_n = alpha0[q, j] + nk / 2.0
+                    beta_n = (
+                        beta0[q, j]
+                        + g_ss[k, j] / 2.0
+                        + (kappa0[q, j] * nk / (2.0 * kn)) * (delta * delta)
+                    )
+                    var[k, j] = beta_n / rng.standard_gamma(alpha_n)
+            for k in range(width):
+                for t in range(a, b):
+                    j = index[t]
+                    q = k % n_comp
+                    nk = g_n[k, j]
+                    kn = kappa0[q, j] + nk
+                    delta = g_mean[k, j] - mu0[q, j] if nk > 0.0 else 0.0
+                    mu_n = mu0[q, j] + delta * (nk / kn)
+                    mu[k, j] = mu_n + rng.standard_normal() * math.sqrt(var[k, j] / kn)
+        for k in range(width):  # every variable's log-gammas normalized
+            for j in range(len(sizes)):
+                _normalize(lg[k], segments[j], segments[j] + sizes[j], logp[k])
+        # the component weights
+        for c in range(chains):
+            for k in range(n_comp):
+                class_lg[c, k] = _log_gamma(rng, class_alpha[k] + class_counts[c * n_comp + k])
+        for c in range(chains):
+            for k in range(n_comp):
+                alpha = class_alpha[k] + class_counts[c * n_comp + k]
+                if alpha < 1.0:
+                    class_lg[c, k] += math.log(rng.random()) / alpha
+        for c in range(chains):
+            _normalize(class_lg[c], 0, n_comp, clp[c])
+        if sweep >= tune:
+            s = sweep - tune
+            for c in range(chains):
+                for k in range(n_comp):
+                    out_clp[c, s, k] = clp[c, k]
+                    out_logp[c, s, k] = logp[c * n_comp + k]
+                    out_mu[c, s, k] = mu[c * n_comp + k]
+                    out_var[c, s, k] = var[c * n_comp + k]
+
+
+class CompiledGibbs:
+    """A mixture problem laid out for :func:`gibbs_sweeps`: its compiled EM view, the
+    priors' hyperparameters from the families' own conjugate posteriors at zero
+    counts, and the order in which :func:`bayesnb.mcmc.gibbs` draws the groups."""
+
+    def __init__(self, problem):
+        compiled = problem.compiled
+        K = problem.K
+        self.problem, self.compiled = problem, compiled
+        conc = np.zeros((K, compiled.width))
+        nig = [np.zeros((K, compiled.d)) for _ in range(4)]
+        columns: list = [None] * len(problem.blocks)  # each block's flat columns, laid out
+        for i, kind, cols, shape in compiled.parts:
+            block = problem.blocks[i]
+            flat = np.arange(cols.start, cols.stop, dtype=float)
+            if kind == "discrete":
+                hyper = block.posterior_hyper({"counts": np.zeros(shape)})
+                conc[:, cols] = np.reshape(hyper["concentration"], (K, -1))
+                columns[i] = {"log_prob": np.broadcast_to(flat.reshape(shape[1:]), shape)}
+            else:
+                zeros = np.zeros(shape)
+                hyper = block.posterior_hyper({"n": zeros, "mean": zeros, "ss": zeros})
+                for out, key in zip(nig, ("mu", "kappa", "alpha", "beta"), strict=True):
+                    out[:, cols] = hyper[key]
+                laid = np.broadcast_to(flat, shape)
+                columns[i] = {"mu": laid, "var": laid}
+        alpha = problem.class_prior.resolve(K)
+        self.prior = (conc, np.broadcast_to(alpha, (K,)).astype(float), *nig)
+        groups = fused_groups(problem.blocks)
+        kinds, index = [], []
+        for laid in joined(groups, columns):
+            discrete = "log_prob" in laid
+            kinds.append(_DISCRETE if discrete else _GAUSSIAN)
+            index.append(np.asarray(laid["log_prob" if discrete else "mu"])[0].ravel())
+        starts = np.concatenate([[0], np.cumsum([len(i) for i in index])])
+        self.order = (
+            np.asarray(kinds, dtype=np.int64),
+            starts.astype(np.int64),
+            np.concatenate(index).astype(np.int64) if index else np.zeros(0, np.int64),
+        )
+        n = problem.n
+        inverse = np.arange(n) if compiled.inverse is None else compiled.inverse
+        weights = np.ones(n) if problem.weights is None else np.asarray(problem.weights, float)
+        known = np.full(n, -1) if problem.known is None else problem.known
+        self.rows = (inverse.astype(np.int64), weights, np.asarray(known, dtype=np.int64))
+
+    def sample(self, class_log_prob, params: list, draws: int, tune: int, rng, advance):
+        """``(class_log_prob (chains, draws, K), block_params)``: ``draws`` kept sweeps
+        after ``tune``, from the chains' log-weights ``class_log_prob`` (chains, K)
+        and their components' parameters ``params`` (one dict per block, ``chains *
+        K`` components, chain-major). ``advance(n)`` is called after every ``n``
+        sweeps."""
+        compiled, problem = self.compiled, self.problem
+        chains, K = class_log_prob.shape
+        width, S, d = chains * K, compiled.width, compiled.d
+        logp, mu, var = np.zeros((width, S)), np.ones((width, d)), np.ones((width, d))
+        for i, kind, cols, _ in compiled.parts:
+            if kind == "discrete":
+                logp[:, cols] = np.reshape(params[i]["log_prob"], (width, -1))
+            else:
+                mu[:, cols], var[:, cols] = params[i]["mu"], params[i]["var"]
+        state = (np.array(class_log_prob, dtype=float), logp, mu, var)
+        codes, offsets, bounds, sizes = compiled.data[:4]
+        n_codes = 0
+        for g in range(len(offsets)):
+            places = np.prod(sizes[bounds[g] : bounds[g + 1]] + 1)
+            n_codes = max(n_codes, int(offsets[g] + places))
+        n, m = problem.n, codes.shape[0] if codes.shape[1] else compiled.data[5].shape[1]
+        work = (
+            np.empty((n_codes, width)),
+            np.empty((n_codes, width)),
+            np.empty((m, width)),
+            np.empty(n * chains),
+            np.empty((n, chains), dtype=np.int64),
+            np.zeros((width, S)),
+            np.empty((width, S)),
+            *(np.empty((width, d)) for _ in range(5)),
+            np.empty(width),
+            np.empty((chains, K)),
+            np.empty(K),
+        )
+        out = (
+            np.empty((chains, draws, K)),
+            np.empty((chains, draws, K, S)),
+            np.empty((chains, draws, K, d)),
+            np.empty((chains, draws, K, d)),
+        )
+        total = tune + draws
+        for first in range(0, total, _SWEEPS_PER_CALL):
+            stop = min(total, first + _SWEEPS_PER_CALL)
+            gibbs_sweeps(
+                compiled.data, self.rows, self.prior, self.order, rng, state, work, out,
+                first, stop, tune,
+            )  # fmt: skip
+            advance(stop - first)
+        size = chains * draws * K
+        block_params: list = [None] * len(problem.blocks)
+        for i, kind, cols, shape in compiled.parts:
+            if kind == "discrete":
+                block_params[i] = {"log_prob": out[1][..., cols].reshape(size, *shape[1:])}
+            else:
+                block_params[i] = {
+                    "mu": out[2][..., cols].reshape(size, -1),
+                    "var": out[3][..., cols].reshape(size, -1),
+                }
+        return out[0], block_params
