@@ -64,6 +64,13 @@ CONVERGED, MAX_ITER, IRREGULAR = 0, 1, 2
 _RATE_WINDOW = 6
 _STEP_FACTOR = 4.0
 
+#: A SQUAREM cycle whose first EM step gains at most this many units in the last place
+#: of the objective started at an EM fixed point: such a gain is the round-off of
+#: evaluating the objective at parameters estimated twice (a start estimated in
+#: Python, the step in the compiled loop), not a move. Near a saddle EM's first gains
+#: are small but real (1e-9 and more on a few hundred rows), far above this.
+_FIXED_POINT_ULPS = 4.0
+
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
@@ -860,7 +867,7 @@ def _advance(
             return _stop(ints, IRREGULAR)
         ints[I_HIST] += 1
         floats[F_OBJ] = floats[F_FIRST] = obj
-        if obj - floats[F_START] <= 0:  # an EM fixed point, to round-off
+        if _at_fixed_point(floats[F_START], obj):
             _copy(banks, _T1, _CUR)
             return _stop(ints, CONVERGED)
         if em_estimate(data, prior, stats, base, centre, banks, _T2) != 0:
@@ -908,6 +915,13 @@ def _advance(
     if em_estimate(data, prior, stats, base, centre, banks, _T1) != 0:
         return _stop(ints, IRREGULAR)
     ints[I_AT], ints[I_PENDING] = _AT_T1, _T1
+
+
+@_jit
+def _at_fixed_point(start, first):
+    """Whether EM's step from objective ``start`` to ``first`` left an EM fixed point
+    (its gain within round-off, :data:`_FIXED_POINT_ULPS`)."""
+    return first - start <= _FIXED_POINT_ULPS * _spacing(start)
 
 
 @_jit
@@ -1032,33 +1046,27 @@ class CompiledProblem:
         K, n = problem.K, problem.n
         self.problem, self.kernels = problem, kernels
         self.parts = []  # (block index, kind, columns of the flat arrays, shape)
-        sizes, bounds, offsets, segments, codes = [], [0], [], [], []
+        sizes, segments, units = [], [], []
         adds, coefs, const = [], [], 0.0
-        column = code_at = flat_at = 0
+        flat_at = 0
+        max_codes = min((k.max_codes for k in kernels if isinstance(k, DiscreteKernel)), default=1)
         for i, kernel in enumerate(kernels):
             if not isinstance(kernel, DiscreteKernel):
                 continue
             layout = _layout(tuple(kernel.sizes), kernel.max_codes)
             width = int(layout.sizes.sum())
             sizes.extend(kernel.sizes)
-            bounds.extend(layout.bounds[1:] + column)
-            offsets.extend(layout.offsets + code_at)
             segments.extend(layout.segments + flat_at)
-            codes.append(kernel.codes)
+            for g in range(len(layout.offsets)):
+                first, stop = layout.bounds[g], layout.bounds[g + 1]
+                n_codes = int(np.prod(layout.sizes[first:stop] + 1))
+                units.append((stop - first, n_codes, kernel.codes[:, g]))
             adds.append(kernel.add)
             coefs.append(kernel.coef)
             const += kernel.const
             self.parts.append((i, "discrete", slice(flat_at, flat_at + width), kernel.shape))
-            column += len(kernel.sizes)
-            code_at += layout.n_codes
             flat_at += width
-        n_groups = sum(c.shape[1] for c in codes)
-        dtype = np.result_type(*[c.dtype for c in codes]) if codes else np.uint8
-        group_codes = np.empty((n_groups, n), dtype=dtype).T  # each group's codes contiguous
-        at = 0
-        for c in codes:
-            group_codes[:, at : at + c.shape[1]] = c
-            at += c.shape[1]
+        group_codes, bounds, offsets, code_at = _merged_groups(units, max_codes, n)
         gauss = [(i, k) for i, k in enumerate(kernels) if isinstance(k, GaussianKernel)]
         d_at = 0
         for i, kernel in gauss:
@@ -1210,6 +1218,38 @@ class CompiledProblem:
                     "ss": banks[7][_CUR][:, cols].copy(),
                 }
         return self.problem.estimate(stats, banks[8][_CUR].copy())
+
+
+def _merged_groups(units: list, max_codes: int, n: int) -> tuple:
+    """``(codes, bounds, offsets, n_codes)`` of the discrete blocks' groups side by
+    side, adjacent groups merged while their codes number at most ``max_codes``.
+
+    ``units`` holds every block's groups in order, each as ``(columns, n_codes,
+    codes)``. Blocks of one column each (a DataFrame's categorical columns) have one
+    small group each: merged, a row reads one table entry per merged group instead of
+    one per column. A group's code is mixed-radix over its columns, the first least
+    significant, so group B after group A adds ``codes_B * n_codes_A`` to A's code.
+    ``codes`` (n, groups) holds each group's codes contiguously."""
+    merged: list = []  # (columns, n_codes, [(codes, place)])
+    for columns, n_codes, codes in units:
+        if merged and merged[-1][1] * n_codes <= max_codes:
+            cols, place, parts = merged[-1]
+            merged[-1] = (cols + columns, place * n_codes, [*parts, (codes, place)])
+        else:
+            merged.append((columns, n_codes, [(codes, 1)]))
+    widest = max((m[1] for m in merged), default=1)
+    out = np.empty((len(merged), n), dtype=np.min_scalar_type(widest - 1)).T
+    for g, (_, _, parts) in enumerate(merged):
+        if len(parts) == 1:
+            out[:, g] = parts[0][0]
+            continue
+        code = parts[0][0].astype(np.int64)
+        for codes, place in parts[1:]:
+            code += codes.astype(np.int64) * place
+        out[:, g] = code
+    bounds = np.concatenate([[0], np.cumsum([m[0] for m in merged])])
+    offsets = np.concatenate([[0], np.cumsum([m[1] for m in merged])])
+    return out, bounds, offsets[:-1], int(offsets[-1])
 
 
 def _patterns(codes: np.ndarray, n_codes: int, known: np.ndarray, n_components: int):

@@ -14,7 +14,10 @@ of the memberships, row by row and chain by chain; then the blocks' parameters,
 fused group by fused group, each as its family's ``draw_params`` draws them (a
 Dirichlet's gamma variates and then the uniforms of its concentrations below 1; a
 Gaussian's gamma variates and then its normals); then the component weights'. The
-two samplers therefore give the same draws from the same seed, to round-off.
+two samplers therefore give the same draws from the same seed, up to round-off (the
+exponentials of the memberships come from :func:`bayesnb._em_loop.exp_in_place`,
+within one unit in the last place of libm's, so a uniform that falls within that of a
+boundary between components could pick the other one).
 """
 
 from __future__ import annotations
@@ -25,10 +28,14 @@ import numpy as np
 
 from bayesnb import _compiled
 from bayesnb._compiled import _jit
+from bayesnb._em_loop import exp_in_place
 from bayesnb.families.base import fused_groups, joined
 
 #: Sweeps per call of the compiled loop: the progress bar advances between calls.
 _SWEEPS_PER_CALL = 100
+
+#: Rows whose memberships are drawn together: their exponentials in one vectorized call.
+_ROWS = 256
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -81,7 +88,7 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
     kinds, starts, index = order
     clp, logp, mu, var = state
     table, hist, scores, u, z, counts, lg, g_n, g_mean, g_ss, inv_sd, const = work[:12]
-    class_counts, class_lg, terms = work[12:]
+    class_counts, class_lg, terms, tops, bits = work[12:]
     out_clp, out_logp, out_mu, out_var = out
     chains, n_comp = clp.shape
     width = chains * n_comp
@@ -111,36 +118,46 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
         for i in range(n * chains):
             u[i] = rng.random()
         # one component per row and chain (inverse transform sampling, as
-        # :func:`bayesnb._compiled.draw_memberships`), counted as it is drawn
+        # :func:`bayesnb._compiled.draw_memberships`), counted as it is drawn; the
+        # exponentials of a block of rows at once, in the vectorized loop
         if n_groups:
             hist[:] = 0.0
         class_counts[:] = 0.0
-        for i in range(n):
-            p, w = inverse[i], weights[i]
-            for c in range(chains):
-                base = c * n_comp
-                if known[i] >= 0:
-                    zz = known[i]
-                else:
+        for start in range(0, n, _ROWS):
+            stop = min(n, start + _ROWS)
+            for i in range(start, stop):
+                p = inverse[i]
+                for c in range(chains):
+                    base, at = c * n_comp, ((i - start) * chains + c) * n_comp
                     top = -math.inf
                     for j in range(n_comp):
                         top = max(top, scores[p, base + j] + clp[c, j])
-                    total = 0.0
+                    tops[(i - start) * chains + c] = top
                     for j in range(n_comp):
-                        terms[j] = math.exp(scores[p, base + j] + clp[c, j] - top)
-                        total += terms[j]
-                    target = u[i * chains + c] * total
-                    zz = n_comp - 1
-                    acc = 0.0
-                    for j in range(n_comp):
-                        acc += terms[j]
-                        if target < acc:
-                            zz = j
-                            break
-                z[i, c] = zz
-                class_counts[base + zz] += w
-                for g in range(n_groups):
-                    hist[offsets[g] + codes[p, g], base + zz] += w
+                        terms[at + j] = scores[p, base + j] + clp[c, j] - top
+            exp_in_place(terms[: (stop - start) * width], bits)
+            for i in range(start, stop):
+                p, w = inverse[i], weights[i]
+                for c in range(chains):
+                    base, at = c * n_comp, ((i - start) * chains + c) * n_comp
+                    zz = n_comp - 1  # (a row scored infinite or NaN everywhere)
+                    if known[i] >= 0:
+                        zz = known[i]
+                    elif math.isfinite(tops[(i - start) * chains + c]):
+                        total = 0.0
+                        for j in range(n_comp):
+                            total += terms[at + j]
+                        target = u[i * chains + c] * total
+                        acc = 0.0
+                        for j in range(n_comp):
+                            acc += terms[at + j]
+                            if target < acc:
+                                zz = j
+                                break
+                    z[i, c] = zz
+                    class_counts[base + zz] += w
+                    for g in range(n_groups):
+                        hist[offsets[g] + codes[p, g], base + zz] += w
         if counts.shape[1]:
             counts[:] = 0.0
             _compiled.group_margins(hist, offsets, bounds, sizes, segments, counts)
@@ -309,7 +326,9 @@ class CompiledGibbs:
             *(np.empty((width, d)) for _ in range(5)),
             np.empty(width),
             np.empty((chains, K)),
-            np.empty(K),
+            np.empty(_ROWS * width),
+            np.empty(_ROWS * chains),
+            np.empty(_ROWS * width, dtype=np.int64),
         )
         out = (
             np.empty((chains, draws, K)),

@@ -38,7 +38,7 @@ import xarray as xr
 
 from bayesnb import _em_loop, cluster_reports, model_choice
 from bayesnb._data import Table, check_sample_weight
-from bayesnb._em_loop import _RATE_WINDOW, _STEP_FACTOR
+from bayesnb._em_loop import _FIXED_POINT_ULPS, _RATE_WINDOW, _STEP_FACTOR
 from bayesnb._lazy import sparse
 from bayesnb._starts import component_labels, start_params
 from bayesnb.dask import is_dask
@@ -669,7 +669,8 @@ class _Problem:
             n_sweeps += 1
             accept(sweep, theta1)
             first_objective = sweep.objective
-            if first_objective - start_objective <= 0:  # an EM fixed point, to round-off
+            gain = first_objective - start_objective
+            if gain <= _FIXED_POINT_ULPS * np.spacing(abs(start_objective)):  # a fixed point
                 state = theta1
                 converged = True
                 break

@@ -177,6 +177,27 @@ def test_rows_read_as_patterns(monkeypatch):
     )
 
 
+def test_a_frames_columns_share_the_loops_groups():
+    """A DataFrame's categorical columns are one block each. The loop merges their
+    groups while a group's codes stay within the tables' bound, so a row reads one
+    table entry per merged group, not one per column."""
+    from bayesnb._data import Table
+
+    votes = _votes()
+    problem = mixture._Problem(bnb.NaiveBayes(), Table(votes), [0, 1], None, None)
+    assert len(problem.blocks) == 16
+    codes, offsets, bounds, sizes = problem.compiled.data[:4]
+    # 435 rows: at most 435 // 4 = 108 codes a group; 3^4 = 81 (y, n or missing)
+    assert _em_loop.ROWS_PER_CODE == 4
+    np.testing.assert_array_equal(bounds, [0, 4, 8, 12, 16])
+    np.testing.assert_array_equal(offsets, [0, 81, 162, 243])
+    np.testing.assert_array_equal(sizes, [2] * 16)
+    for j, column in enumerate(votes.columns):  # digit j % 4 of group j // 4, base 3
+        digit = codes[:, j // 4].astype(int) // 3 ** (j % 4) % 3
+        expected = votes[column].map({"n": 1, "y": 2}).fillna(0).to_numpy(int)
+        np.testing.assert_array_equal(digit, expected, err_msg=column)
+
+
 def test_semi_supervised_rows_keep_their_component(monkeypatch):
     X, z = _mixed()
     y = pd.Series(z.astype(object))
