@@ -199,7 +199,8 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
                         if alpha < 1.0:
                             lg[k, v] += math.log(rng.random()) / alpha
                 continue
-            # a Gaussian group: sigma^2 = beta_n / Gamma(alpha_n), then the means
+            # a Gaussian group: sigma^2 = beta_n / Gamma(alpha_n), then the means; the
+            # posterior's mu_n and kappa_n go to ``mu`` and ``g_n`` for the second pass
             for k in range(width):
                 for t in range(a, b):
                     j = index[t]
@@ -214,15 +215,12 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
                         + (kappa0[q, j] * nk / (2.0 * kn)) * (delta * delta)
                     )
                     var[k, j] = beta_n / rng.standard_gamma(alpha_n)
+                    mu[k, j] = mu0[q, j] + delta * (nk / kn)
+                    g_n[k, j] = kn
             for k in range(width):
                 for t in range(a, b):
                     j = index[t]
-                    q = k % n_comp
-                    nk = g_n[k, j]
-                    kn = kappa0[q, j] + nk
-                    delta = g_mean[k, j] - mu0[q, j] if nk > 0.0 else 0.0
-                    mu_n = mu0[q, j] + delta * (nk / kn)
-                    mu[k, j] = mu_n + rng.standard_normal() * math.sqrt(var[k, j] / kn)
+                    mu[k, j] += rng.standard_normal() * math.sqrt(var[k, j] / g_n[k, j])
         for k in range(width):  # every variable's log-gammas normalized
             for j in range(len(sizes)):
                 _normalize(lg[k], segments[j], segments[j] + sizes[j], logp[k])
