@@ -1131,6 +1131,23 @@ def dense_gaussian_scores(x, mu, inv_sd, const, out):
                 out[k, start + r] = acc[r]
 
 
+@_inline
+def inverse_transform(terms, at, k, u):
+    """The first of the ``k`` non-negative ``terms[at:at + k]`` whose cumulative sum
+    exceeds ``u`` times their total (inverse transform sampling with a uniform
+    ``u``); the last when none does (a NaN total)."""
+    total = 0.0
+    for j in range(k):
+        total += terms[at + j]
+    target = u * total
+    acc = 0.0
+    for j in range(k):
+        acc += terms[at + j]
+        if target < acc:
+            return j
+    return k - 1
+
+
 @_jit
 def draw_memberships(logj, class_log_prob, u, known, weights, resp):
     """One Gibbs draw of every row's component in every chain, into ``resp``.
@@ -1145,6 +1162,7 @@ def draw_memberships(logj, class_log_prob, u, known, weights, resp):
     """
     n = logj.shape[0]
     chains, k = class_log_prob.shape
+    terms = np.empty(k)
     for i in range(n):
         for c in range(chains):
             base = c * k
@@ -1156,15 +1174,7 @@ def draw_memberships(logj, class_log_prob, u, known, weights, resp):
                 v = logj[i, base + j] + class_log_prob[c, j]
                 if v > top:
                     top = v
-            total = 0.0
             for j in range(k):
-                total += np.exp(logj[i, base + j] + class_log_prob[c, j] - top)
-            target = u[i, c] * total
-            z = k - 1
-            acc = 0.0
-            for j in range(k):
-                acc += np.exp(logj[i, base + j] + class_log_prob[c, j] - top)
-                if target < acc:
-                    z = j
-                    break
+                terms[j] = np.exp(logj[i, base + j] + class_log_prob[c, j] - top)
+            z = inverse_transform(terms, 0, k, u[i, c])
             resp[i, base + z] = weights[i]

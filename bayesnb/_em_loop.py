@@ -1066,7 +1066,7 @@ class CompiledProblem:
             const += kernel.const
             self.parts.append((i, "discrete", slice(flat_at, flat_at + width), kernel.shape))
             flat_at += width
-        group_codes, bounds, offsets, code_at = _merged_groups(units, max_codes, n)
+        group_codes, bounds, offsets, self.n_codes = _merged_groups(units, max_codes, n)
         gauss = [(i, k) for i, k in enumerate(kernels) if isinstance(k, GaussianKernel)]
         d_at = 0
         for i, kernel in gauss:
@@ -1087,7 +1087,7 @@ class CompiledProblem:
             np.empty(0, dtype=np.int64) if problem.known is None else problem.known.astype(np.int64)
         )
         self.inverse = None  # every row's pattern, when the loop reads patterns
-        patterns = None if gauss else _patterns(group_codes, code_at, known, K)
+        patterns = None if gauss else _patterns(group_codes, self.n_codes, known, K)
         if patterns is not None:  # few possible rows: each read once, weighted
             self.inverse, first = patterns
             group_codes = np.ascontiguousarray(group_codes[first].T).T

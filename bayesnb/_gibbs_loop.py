@@ -47,7 +47,7 @@ _DISCRETE, _GAUSSIAN = 0, 1
 def _log_gamma(rng, alpha):
     """``log G``, ``G ~ Gamma(alpha, 1)``, drawn as :func:`bayesnb.priors.
     log_gamma_draws` draws it: from ``Gamma(alpha + 1)`` below ``alpha = 1`` (the
-    uniform's term is added afterwards, by :func:`_small_shape_terms`)."""
+    caller adds the uniform's term ``log(U) / alpha`` afterwards, in that order)."""
     return math.log(rng.standard_gamma(alpha + 1.0 if alpha < 1.0 else alpha))
 
 
@@ -117,8 +117,8 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
                         scores[p, k] += const[k, j] - 0.5 * t * t
         for i in range(n * chains):
             u[i] = rng.random()
-        # one component per row and chain (inverse transform sampling, as
-        # :func:`bayesnb._compiled.draw_memberships`), counted as it is drawn; the
+        # one component per row and chain (as :func:`bayesnb._compiled.
+        # draw_memberships` draws it), counted as it is drawn; the
         # exponentials of a block of rows at once, in the vectorized loop
         if n_groups:
             hist[:] = 0.0
@@ -144,16 +144,7 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
                     if known[i] >= 0:
                         zz = known[i]
                     elif math.isfinite(tops[(i - start) * chains + c]):
-                        total = 0.0
-                        for j in range(n_comp):
-                            total += terms[at + j]
-                        target = u[i * chains + c] * total
-                        acc = 0.0
-                        for j in range(n_comp):
-                            acc += terms[at + j]
-                            if target < acc:
-                                zz = j
-                                break
+                        zz = _compiled.inverse_transform(terms, at, n_comp, u[i * chains + c])
                     z[i, c] = zz
                     class_counts[base + zz] += w
                     for g in range(n_groups):
@@ -307,11 +298,7 @@ class CompiledGibbs:
             else:
                 mu[:, cols], var[:, cols] = params[i]["mu"], params[i]["var"]
         state = (np.array(class_log_prob, dtype=float), logp, mu, var)
-        codes, offsets, bounds, sizes = compiled.data[:4]
-        n_codes = 0
-        for g in range(len(offsets)):
-            places = np.prod(sizes[bounds[g] : bounds[g + 1]] + 1)
-            n_codes = max(n_codes, int(offsets[g] + places))
+        codes, n_codes = compiled.data[0], compiled.n_codes
         n, m = problem.n, codes.shape[0] if codes.shape[1] else compiled.data[5].shape[1]
         work = (
             np.empty((n_codes, width)),
