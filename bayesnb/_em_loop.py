@@ -123,15 +123,19 @@ def exp_in_place(values, bits):
 
 
 @_compiled._reassociated
-def em_sweep(data, scratch, n_comp, clp, logp, mu, var, resp, row_ll, totals, bad):
+def em_sweep(
+    data, mv, scratch, n_comp, clp, logp, mu, var, mv_mu, mv_cov, resp, row_ll, totals, bad
+):
     """The E-step of a batch of restarts and its expected statistics, in one pass.
 
     ``clp`` (B K,), ``logp`` (B K, S), ``mu`` and ``var`` (B K, d) hold the ``B``
     restarts' parameters side by side, ``n_comp`` (K) rows each, so that every read
-    of a row serves them all. Fills the statistics of :func:`em_run`'s scratch, B K
+    of a row serves them all; ``mv_mu`` (B K, D) and ``mv_cov`` (B K, Q) those of the
+    multivariate Gaussian blocks. Fills the statistics of :func:`em_run`'s scratch, B K
     components wide: the groups' histogram ``hist`` (codes, B K), the Gaussian sums
     ``g_n``, ``g_s1``, ``g_s2`` (B K, d) of the weights, deviations from ``mu`` and
-    squared deviations, and ``class_counts`` (B K,). Each restart's log-likelihood
+    squared deviations, the multivariate blocks' sums ``m_s1`` and ``m_cross``
+    (:func:`em_mvn_sums`), and ``class_counts`` (B K,). Each restart's log-likelihood
     goes to ``totals`` (B,), and ``bad`` (B,) gets -1, or the restart's first row of
     likelihood 0 under every component (its statistics are then undefined). A batch
     of one also fills ``resp`` (K, n) and ``row_ll`` (2, n); larger batches leave
@@ -140,7 +144,8 @@ def em_sweep(data, scratch, n_comp, clp, logp, mu, var, resp, row_ll, totals, ba
     """
     codes, offsets, bounds, sizes, segments, xt, weights, known, unit = data
     table, hist, g_n, g_s1, g_s2, class_counts, scores, inv_sd, const = scratch[:9]
-    tops, lls, accs, bits, byrow, no_labels, products, factors = scratch[9:]
+    tops, lls, accs, bits, byrow, no_labels, products, factors = scratch[9:17]
+    m_chol, m_const, m_centre, m_s1, m_cross, m_z = scratch[17:]
     width = clp.shape[0]
     n_batch = width // n_comp
     write = n_batch == 1
@@ -161,6 +166,10 @@ def em_sweep(data, scratch, n_comp, clp, logp, mu, var, resp, row_ll, totals, ba
     class_counts[:] = 0.0
     for b in range(n_batch):
         totals[b], bad[b], products[b], factors[b] = 0.0, -1, 1.0, 0
+    if mv is not None:
+        em_mvn_prepare(mv[0], mv_mu, mv_cov, n_comp, m_chol, m_const, m_centre, bad)
+        m_s1[:] = 0.0
+        m_cross[:] = 0.0
     chunk = int(600.0 / math.log(n_comp)) if n_comp > 1 else n + 1
     for start in range(0, n, rows):
         stop = min(n, start + rows)
@@ -183,6 +192,8 @@ def em_sweep(data, scratch, n_comp, clp, logp, mu, var, resp, row_ll, totals, ba
                         v = col[r]
                         z = (v - mean) * w
                         s[r] += c - 0.5 * z * z if v == v else 0.0
+        if mv is not None:
+            em_mvn_scores(mv[0], m_chol, m_const, m_centre, start, m, m_z, scores)
         for b in range(n_batch):
             base = b * n_comp
             # normalize: responsibilities and every row's log-likelihood (a known
@@ -282,6 +293,8 @@ def em_sweep(data, scratch, n_comp, clp, logp, mu, var, resp, row_ll, totals, ba
                 g_n[k, j] += s0
                 g_s1[k, j] += s1
                 g_s2[k, j] += s2
+        if mv is not None:
+            em_mvn_sums(mv[0], m_centre, start, m, scores, m_z, m_s1, m_cross)
     for b in range(n_batch):
         totals[b] += math.log(products[b])
 
@@ -290,20 +303,21 @@ def em_sweep(data, scratch, n_comp, clp, logp, mu, var, resp, row_ll, totals, ba
 
 
 @_jit
-def em_estimate(data, prior, stats, base, centre, banks, out):
+def em_estimate(data, prior, mv, stats, base, centre, banks, out):
     """The M-step of the batch's restart whose components are rows ``base`` to
     ``base + K - 1`` of the sweep's statistics ``stats`` (its counts, the margins of
     the histogram, (B K, S); class counts; Gaussian sums about ``centre`` (B K, d),
-    the swept means): its statistics as counts, moments and class counts
-    (``counts``, ``n_out``, ``mean_out``, ``ss_out``, ``cc_out``), and the estimates
-    from them (``clp``, ``logp``, ``mu``, ``var``). Returns 0; 1 where an estimate is
-    undefined (a variable's total count <= 0, a negative MAP numerator; the
+    the swept means; the multivariate blocks' sums, :func:`em_mvn_estimate`): its
+    statistics as counts, moments and class counts (``counts``, ``n_out``,
+    ``mean_out``, ``ss_out``, ``cc_out``), and the estimates from them (``clp``,
+    ``logp``, ``mu``, ``var``; the multivariate blocks' in their banks). Returns 0; 1
+    where an estimate is undefined (a variable's total count <= 0, a negative MAP numerator; the
     estimates are then left unfinished); 2 where a Gaussian component's deviation
     lies below the spacing of floats at its mean. The statistics and estimates go to
     slot ``out`` of ``banks`` (the restart's)."""
     _codes, _offsets, _bounds, sizes, segments, _x, _weights, _known, _unit = data
     disc_add, _coef, class_add, _ccoef, _const, mu0, kappa0, alpha0, beta0, _gp, strict = prior
-    all_counts, class_counts, g_n, g_s1, g_s2 = stats
+    all_counts, class_counts, g_n, g_s1, g_s2, m_s1, m_cross, m_centre = stats
     clp, logp, mu, var = banks[0][out], banks[1][out], banks[2][out], banks[3][out]
     counts, n_out, mean_out, ss_out, cc_out = (
         banks[4][out],
@@ -370,6 +384,10 @@ def em_estimate(data, prior, stats, base, centre, banks, out):
             var[k, j] = beta_n / (alpha0[k, j] + n / 2.0 + 1.5)
             if not (math.isfinite(mu[k, j]) and math.isfinite(var[k, j])):
                 return 1
+    # the multivariate blocks (``mv``; None, a type the compiler prunes, without them)
+    if mv is not None:  # noqa: SIM102 - the test the compiler prunes stands alone
+        if em_mvn_estimate(mv[0], mv[1], class_counts, m_s1, m_cross, m_centre, base, banks, out):
+            return 1
     return 0 if _resolved(mu, var) else 2
 
 
@@ -387,15 +405,18 @@ def _spacing(value):
 
 
 @_jit
-def em_log_prior(prior, clp, logp, mu, var):
+def em_log_prior(prior, mv, clp, logp, mu, var, mv_mu, mv_cov):
     """``log p(theta)``: the discrete priors' ``sum (alpha' - 1) log p`` (``disc_coef``;
     0 where a block has no prior term), the class prior's, their constant
-    ``prior_const``, and the Normal-Inverse-Gamma densities of the MAP-estimated
-    Gaussian columns (``gauss_prior``), all from ``prior``
-    (:attr:`CompiledProblem.prior`)."""
+    ``prior_const`` (the multivariate blocks' constants included), the
+    Normal-Inverse-Gamma densities of the MAP-estimated Gaussian columns
+    (``gauss_prior``) and the multivariate blocks' (:func:`em_mvn_log_prior`), all from
+    ``prior`` (:attr:`CompiledProblem.prior`)."""
     _add, disc_coef, _cadd, class_coef, prior_const, mu0, kappa0, alpha0, beta0 = prior[:9]
     gauss_prior = prior[9]
     total = prior_const
+    if mv is not None:
+        total += em_mvn_log_prior(mv[0], mv[1], mv_mu, mv_cov)
     for k in range(logp.shape[0]):
         for v in range(logp.shape[1]):
             c = disc_coef[k, v]
@@ -443,6 +464,321 @@ def em_resolution_slack(mu, var, total_weight):
     return total_weight * slack
 
 
+# -- multivariate Gaussian blocks -------------------------------------------------------
+#
+# A MultivariateGaussian block's columns lie in ``data``'s ``mvn`` part: its values
+# column by column, centred at the training rows' mean (``xm`` (D, n), the family's
+# encoding), and its layout: the columns of block b are ``cols[b]:cols[b + 1]`` of the
+# flat means (K, D), its matrices (covariance, scatter) are ``sq[b]:sq[b + 1]`` of the
+# flat (K, Q) banks (d x d, row by row) and its Cholesky factors ``tri[b]:tri[b + 1]``
+# of packed lower triangles (row by row: entry (j, l) at j (j + 1) / 2 + l, the order
+# of :meth:`bayesnb.families.MultivariateGaussian.unconstrained`), and ``kind[b]`` is
+# its covariance (:data:`MVN_KINDS`). Every estimate is the Normal-Inverse-Wishart
+# mode of :meth:`~bayesnb.families.MultivariateGaussian.estimate_params`, and its log
+# density is :meth:`~bayesnb.families.MultivariateGaussian.log_prior`'s.
+
+#: The covariances of a multivariate Gaussian block, by their code in the loop.
+MVN_KINDS = ("full", "diag", "spherical", "tied", "tied-spherical")
+_FULL, _DIAG, _SPHERICAL, _TIED, _TIED_SPHERICAL = range(5)
+#: The smallest pivot of a definite covariance (``MultivariateGaussian._check_definite``).
+_SQRT_TINY = math.sqrt(2.2250738585072014e-308)
+
+
+@_compiled._inline
+def _diagonal(kind):
+    """Whether a block's covariance is diagonal (its off-diagonal entries 0)."""
+    return kind in (_DIAG, _SPHERICAL, _TIED_SPHERICAL)
+
+
+@_compiled._inline
+def _at(j, i):
+    """The place of entry (j, i), i <= j, of a packed lower triangle."""
+    return j * (j + 1) // 2 + i
+
+
+@_jit
+def _cholesky(cov, c0, d, out, t0):
+    """The Cholesky factor of the d x d matrix ``cov[c0:c0 + d * d]`` (row by row),
+    packed into ``out[t0:]``; False when a pivot is not positive and finite (the
+    matrix is not definite)."""
+    for j in range(d):
+        for i in range(j + 1):
+            s = cov[c0 + j * d + i]
+            for p in range(i):
+                s -= out[t0 + _at(j, p)] * out[t0 + _at(i, p)]
+            if j == i:
+                if not (s > 0.0 and math.isfinite(s)):
+                    return False
+                out[t0 + _at(j, j)] = math.sqrt(s)
+            else:
+                out[t0 + _at(j, i)] = s / out[t0 + _at(i, i)]
+    return True
+
+
+@_jit
+def _definite(chol, t0, d):
+    """``MultivariateGaussian._check_definite`` on a factor (packed at ``chol[t0:]``)
+    under MAP: every pivot above the square root of the smallest normal float, and
+    the smallest above 1e-12 of the largest."""
+    low, high = math.inf, 0.0
+    for j in range(d):
+        p = chol[t0 + _at(j, j)]
+        low, high = min(low, p), max(high, p)
+    return low > _SQRT_TINY and low > 1e-12 * high
+
+
+@_jit
+def _solve_sq(chol, t0, d, b, work):
+    """``|L^-1 b|^2`` for the factor L packed at ``chol[t0:]``, by forward
+    substitution in ``work`` (d)."""
+    total = 0.0
+    for j in range(d):
+        s = b[j]
+        for p in range(j):
+            s -= chol[t0 + _at(j, p)] * work[p]
+        work[j] = s / chol[t0 + _at(j, j)]
+        total += work[j] * work[j]
+    return total
+
+
+@_jit
+def _log_det(chol, t0, d):
+    """``log |L L^T|`` of the factor packed at ``chol[t0:]``."""
+    total = 0.0
+    for j in range(d):
+        total += math.log(chol[t0 + _at(j, j)])
+    return 2.0 * total
+
+
+@_jit
+def em_mvn_prepare(mvn, mu, cov, n_comp, chol, const, centre, bad):
+    """Before a sweep: every component's Cholesky factors ``chol`` (width, T), the
+    constants ``const`` (width, blocks) of its log densities, ``-(d log 2 pi +
+    log|Sigma|) / 2``, and its means in the encoding's units ``centre`` (width, D).
+    A restart with a covariance that is not definite (only an extrapolated point can
+    have one) gets ``bad`` 0: its sweep is undefined."""
+    _xm, cols, sq, tri, kind, shift = mvn
+    for k in range(mu.shape[0]):
+        for b in range(len(kind)):
+            c0, d = cols[b], cols[b + 1] - cols[b]
+            if not _cholesky(cov[k], sq[b], d, chol[k], tri[b]):
+                bad[k // n_comp] = 0
+                continue
+            const[k, b] = -0.5 * (d * _LOG_2PI + _log_det(chol[k], tri[b], d))
+            for j in range(c0, c0 + d):
+                centre[k, j] = mu[k, j] - shift[j]
+
+
+@_compiled._reassociated
+def em_mvn_scores(mvn, chol, const, centre, start, m, z, scores):
+    """Add every multivariate block's log density of rows ``start:start + m`` to
+    ``scores`` (width, rows): ``const - |z|^2 / 2`` with ``L z = x - mu``, a forward
+    substitution along the rows, column by column (``z`` (d, rows) scratch)."""
+    xm, cols, _sq, tri, kind, _shift = mvn
+    for b in range(len(kind)):
+        c0, d, t0 = cols[b], cols[b + 1] - cols[b], tri[b]
+        diagonal = _diagonal(kind[b])
+        for k in range(scores.shape[0]):
+            s, L = scores[k], chol[k]
+            for r in range(m):
+                s[r] += const[k, b]
+            for j in range(d):
+                zj, col, mean = z[j], xm[c0 + j][start : start + m], centre[k, c0 + j]
+                for r in range(m):
+                    zj[r] = col[r] - mean
+                if not diagonal:
+                    for p in range(j):
+                        c, zp = L[t0 + _at(j, p)], z[p]
+                        for r in range(m):
+                            zj[r] -= c * zp[r]
+                pivot = L[t0 + _at(j, j)]
+                for r in range(m):
+                    zj[r] /= pivot
+                    s[r] -= 0.5 * zj[r] * zj[r]
+
+
+@_compiled._reassociated
+def em_mvn_sums(mvn, centre, start, m, scores, z, s1, cross):
+    """Add every component's weighted deviations from its swept means (``centre``)
+    over rows ``start:start + m`` to ``s1`` (width, D), and their cross-products to
+    ``cross`` (width, Q), the lower triangle of every block's matrix (its diagonal
+    alone for a diagonal covariance); ``scores`` (width, rows) holds the rows'
+    weighted responsibilities."""
+    xm, cols, sq, _tri, kind, _shift = mvn
+    for b in range(len(kind)):
+        c0, d, q0 = cols[b], cols[b + 1] - cols[b], sq[b]
+        diagonal = _diagonal(kind[b])
+        for k in range(scores.shape[0]):
+            w = scores[k]
+            for j in range(d):
+                zj, col, mean = z[j], xm[c0 + j][start : start + m], centre[k, c0 + j]
+                acc = 0.0
+                for r in range(m):
+                    zj[r] = col[r] - mean
+                    acc += w[r] * zj[r]
+                s1[k, c0 + j] += acc
+                for p in range(j if diagonal else 0, j + 1):
+                    zp = z[p]
+                    acc = 0.0
+                    for r in range(m):
+                        acc += w[r] * zj[r] * zp[r]
+                    cross[k, q0 + j * d + p] += acc
+
+
+@_jit
+def em_mvn_estimate(mvn, prior, class_counts, s1, cross, centre, base, banks, out):
+    """The M-step of every multivariate block of the restart whose components are rows
+    ``base:base + K`` of the sweep's sums (``s1``, ``cross``, about the swept means
+    ``centre`` in the encoding's units): the statistics (``mv_mean``, ``mv_scatter``
+    of slot ``out``; a component of weight 0 has the training mean and scatter 0,
+    as the family counts them) and the Normal-Inverse-Wishart mode (``mv_mu``,
+    ``mv_cov``). Returns 1 when a covariance is not definite (the family then raises),
+    else 0."""
+    _xm, cols, sq, _tri, kind, shift = mvn
+    work = np.empty(sq[-1])  # a factor (packed, d (d + 1) / 2 <= d * d)
+    mu0, kappa0, nu0, psi = prior[:4]
+    mv_mu, mv_cov = banks[9][out], banks[10][out]
+    mv_mean, mv_scatter = banks[11][out], banks[12][out]
+    n_comp = mv_mu.shape[0]
+    for b in range(len(kind)):
+        c0, d, q0 = cols[b], cols[b + 1] - cols[b], sq[b]
+        kb, kappa, nu = kind[b], kappa0[b], nu0[b]
+        diagonal = _diagonal(kb)
+        n_all, trace_all = 0.0, 0.0
+        for k in range(n_comp):
+            n = class_counts[base + k]
+            mean, scatter = mv_mean[k], mv_scatter[k]
+            for j in range(c0, c0 + d):  # the swept mean, the shift, the deviation
+                if n > 0.0:
+                    mean[j] = centre[base + k, j] + shift[j] + s1[base + k, j] / n
+                else:
+                    mean[j] = shift[j]
+            for j in range(d):
+                for p in range(j + 1):
+                    at = q0 + j * d + p
+                    v = 0.0
+                    if n > 0.0 and (p == j or not diagonal):
+                        v = cross[base + k, at] - s1[base + k, c0 + j] * s1[base + k, c0 + p] / n
+                        if p == j:
+                            v = max(v, 0.0)
+                    scatter[at] = v
+                    scatter[q0 + p * d + j] = v
+            # the posterior's mean and the quadratic terms q = S + pull delta delta^T,
+            # kept in mv_cov until the covariance is made from them
+            kn = kappa + n
+            pull = kappa * n / kn
+            cov = mv_cov[k]
+            for j in range(d):
+                mv_mu[k, c0 + j] = (kappa * mu0[c0 + j] + n * mean[c0 + j]) / kn
+            for j in range(d):
+                dj = mean[c0 + j] - mu0[c0 + j]
+                for p in range(d):
+                    at = q0 + j * d + p
+                    if diagonal and p != j:
+                        cov[at] = 0.0
+                    else:
+                        cov[at] = scatter[at] + pull * dj * (mean[c0 + p] - mu0[c0 + p])
+            n_all += n
+            for j in range(d):
+                trace_all += cov[q0 + j * d + j]
+        alpha = (nu - d + 1.0) / 2.0
+        trace_psi = 0.0
+        for j in range(d):
+            trace_psi += psi[q0 + j * d + j]
+        if kb == _TIED:  # (psi + sum q) / (nu + sum n + K + d + 1), every component
+            first = mv_cov[0]
+            for k in range(1, n_comp):
+                for at in range(q0, q0 + d * d):
+                    first[at] += mv_cov[k][at]
+            denom = nu + n_all + n_comp + d + 1.0
+            for at in range(q0, q0 + d * d):
+                first[at] = (psi[at] + first[at]) / denom
+            for k in range(1, n_comp):
+                for at in range(q0, q0 + d * d):
+                    mv_cov[k][at] = first[at]
+        elif kb == _TIED_SPHERICAL:
+            shared = (trace_psi / 2.0 + trace_all / 2.0) / (
+                d * alpha + n_all * d / 2.0 + 1.0 + n_comp * d / 2.0
+            )
+            for k in range(n_comp):
+                for j in range(d):
+                    mv_cov[k][q0 + j * d + j] = shared
+        else:
+            for k in range(n_comp):
+                n, cov = class_counts[base + k], mv_cov[k]
+                if kb == _FULL:
+                    denom = nu + n + d + 2.0
+                    for at in range(q0, q0 + d * d):
+                        cov[at] = (psi[at] + cov[at]) / denom
+                elif kb == _DIAG:
+                    denom = alpha + n / 2.0 + 1.5
+                    for j in range(d):
+                        at = q0 + j * d + j
+                        cov[at] = (psi[at] / 2.0 + cov[at] / 2.0) / denom
+                else:  # spherical
+                    trace = 0.0
+                    for j in range(d):
+                        trace += cov[q0 + j * d + j]
+                    shape = d * alpha + n * d / 2.0
+                    var = (trace_psi / 2.0 + trace / 2.0) / (shape + 1.0 + d / 2.0)
+                    for j in range(d):
+                        cov[q0 + j * d + j] = var
+        for k in range(n_comp):
+            if not (_cholesky(mv_cov[k], q0, d, work, 0) and _definite(work, 0, d)):
+                return 1
+    return 0
+
+
+@_jit
+def em_mvn_log_prior(mvn, prior, mv_mu, mv_cov):
+    """The multivariate blocks' Normal-Inverse-Wishart log densities at the means
+    ``mv_mu`` (K, D) and covariances ``mv_cov`` (K, Q), less their constants (which
+    ``prior``'s ``const`` adds): the terms of
+    :meth:`bayesnb.families.MultivariateGaussian.log_prior` that depend on the
+    parameters."""
+    _xm, cols, sq, tri, kind, _shift = mvn
+    work, solved = np.empty(sq[-1]), np.empty(sq[-1])
+    mu0, kappa0, nu0, psi, chol_psi = prior
+    total = 0.0
+    n_comp = mv_mu.shape[0]
+    for b in range(len(kind)):
+        c0, d, q0 = cols[b], cols[b + 1] - cols[b], sq[b]
+        kb, kappa, nu = kind[b], kappa0[b], nu0[b]
+        if kb in (_FULL, _TIED):
+            for k in range(n_comp):
+                if not _cholesky(mv_cov[k], q0, d, work, 0):
+                    return -math.inf
+                for j in range(d):
+                    solved[j] = mv_mu[k, c0 + j] - mu0[c0 + j]
+                log_det = _log_det(work, 0, d)
+                total += -0.5 * log_det - 0.5 * kappa * _solve_sq(work, 0, d, solved, solved)
+                if kb == _FULL or k == 0:  # the Inverse-Wishart's terms (tied: once)
+                    total -= 0.5 * (nu + d + 1.0) * log_det
+                    for c in range(d):  # column c of L^-1 C, C = chol(psi)
+                        for j in range(d):
+                            solved[j] = chol_psi[tri[b] + _at(j, c)] if j >= c else 0.0
+                        total -= 0.5 * _solve_sq(work, 0, d, solved, solved)
+            continue
+        alpha = (nu - d + 1.0) / 2.0
+        for k in range(n_comp):
+            for j in range(d):
+                var = mv_cov[k, q0 + j * d + j]
+                if not var > 0.0:
+                    return -math.inf
+                dev = mv_mu[k, c0 + j] - mu0[c0 + j]
+                total += -0.5 * math.log(var) - 0.5 * kappa * dev * dev / var
+                if kb == _DIAG:  # the inverse gamma of every variance
+                    total += -(alpha + 1.0) * math.log(var) - psi[q0 + j * d + j] / 2.0 / var
+        trace = 0.0
+        for j in range(d):
+            trace += psi[q0 + j * d + j]
+        if kb != _DIAG:  # one inverse gamma per component (spherical) or in all (tied)
+            for k in range(n_comp if kb == _SPHERICAL else 1):
+                var = mv_cov[k, q0]
+                total += -(d * alpha + 1.0) * math.log(var) - trace / 2.0 / var
+    return total
+
+
 # -- the loop ---------------------------------------------------------------------------
 
 #: Slots of the state banks: the current state, and SQUAREM's points theta0, theta1,
@@ -463,6 +799,10 @@ def _copy(banks, src, dst):
     banks[6][dst] = banks[6][src]
     banks[7][dst] = banks[7][src]
     banks[8][dst] = banks[8][src]
+    banks[9][dst] = banks[9][src]
+    banks[10][dst] = banks[10][src]
+    banks[11][dst] = banks[11][src]
+    banks[12][dst] = banks[12][src]
 
 
 @_jit
@@ -483,10 +823,13 @@ def _normalized(values, a, b):
 
 
 @_jit
-def _coordinates(banks, s, scales, out):
+def _coordinates(banks, s, scales, mv, out):
     """Slot ``s`` in SQUAREM's unconstrained coordinates, flat: the class
     log-probabilities, the discrete log-probabilities, the Gaussian means over their
-    column's ``scales`` and the log-variances."""
+    column's ``scales`` and the log-variances, then every multivariate block's means
+    over their column's ``scales`` (after the Gaussian columns') and the packed
+    Cholesky factors of its covariances, their diagonals as logarithms
+    (:meth:`bayesnb.families.MultivariateGaussian.unconstrained`)."""
     clp, logp, mu, var = banks[0][s], banks[1][s], banks[2][s], banks[3][s]
     at = 0
     for k in range(clp.shape[0]):
@@ -504,10 +847,26 @@ def _coordinates(banks, s, scales, out):
         for j in range(var.shape[1]):
             out[at] = math.log(var[k, j])
             at += 1
+    if mv is None:
+        return
+    _xm, cols, sq, _tri, kind, _shift = mv[0]
+    mv_mu, mv_cov, d = banks[9][s], banks[10][s], var.shape[1]
+    for b in range(len(kind)):
+        c0, db = cols[b], cols[b + 1] - cols[b]
+        for k in range(mv_mu.shape[0]):
+            for j in range(c0, c0 + db):
+                out[at] = mv_mu[k, j] / scales[d + j]
+                at += 1
+        for k in range(mv_mu.shape[0]):
+            if not _cholesky(mv_cov[k], sq[b], db, out, at):  # (an M-step's: definite)
+                out[at : at + db * (db + 1) // 2] = math.nan
+            for j in range(db):
+                out[at + _at(j, j)] = math.log(out[at + _at(j, j)])
+            at += db * (db + 1) // 2
 
 
 @_jit
-def _extrapolate(banks, sizes, segments, step_max, x0, x1, x2, scales):
+def _extrapolate(banks, sizes, segments, mv, step_max, x0, x1, x2, scales):
     """SQUAREM's S3 step from theta0, theta1, theta2 (:func:`bayesnb.mixture.
     _extrapolate`): ``(extrapolated, alpha, rate)``, the point written to the slot
     ``_TX`` when ``extrapolated``, else theta2 is the point."""
@@ -518,9 +877,19 @@ def _extrapolate(banks, sizes, segments, step_max, x0, x1, x2, scales):
         for k in range(n_comp):
             acc += var0[k, j]
         scales[j] = math.sqrt(acc / n_comp)
-    _coordinates(banks, _T0, scales, x0)
-    _coordinates(banks, _T1, scales, x1)
-    _coordinates(banks, _T2, scales, x2)
+    if mv is not None:
+        _xm, cols, sq, _tri, kind, _shift = mv[0]
+        cov0 = banks[10][_T0]
+        for b in range(len(kind)):
+            c0, db = cols[b], cols[b + 1] - cols[b]
+            for j in range(db):
+                acc = 0.0
+                for k in range(n_comp):
+                    acc += cov0[k, sq[b] + j * db + j]
+                scales[d + c0 + j] = math.sqrt(acc / n_comp)
+    _coordinates(banks, _T0, scales, mv, x0)
+    _coordinates(banks, _T1, scales, mv, x1)
+    _coordinates(banks, _T2, scales, mv, x2)
     rr, vv, ss = 0.0, 0.0, 0.0
     for i in range(len(x0)):
         if math.isfinite(x0[i]) and math.isfinite(x1[i]) and math.isfinite(x2[i]):
@@ -566,6 +935,27 @@ def _extrapolate(banks, sizes, segments, step_max, x0, x1, x2, scales):
         for j in range(d):
             var[k, j] = math.exp(x0[at])
             at += 1
+    if mv is None:
+        return True, alpha, rate
+    _xm, cols, sq, _tri, kind, _shift = mv[0]
+    mv_mu, mv_cov = banks[9][_TX], banks[10][_TX]
+    for b in range(len(kind)):
+        c0, db, q0 = cols[b], cols[b + 1] - cols[b], sq[b]
+        for k in range(n_comp):
+            for j in range(c0, c0 + db):
+                mv_mu[k, j] = x0[at] * scales[d + j]
+                at += 1
+        for k in range(n_comp):  # the factor L (its diagonal exp'd), then L L^T
+            for j in range(db):
+                x0[at + _at(j, j)] = math.exp(x0[at + _at(j, j)])
+            for j in range(db):
+                for p in range(j + 1):
+                    acc = 0.0
+                    for q in range(p + 1):
+                        acc += x0[at + _at(j, q)] * x0[at + _at(p, q)]
+                    mv_cov[k, q0 + j * db + p] = acc
+                    mv_cov[k, q0 + p * db + j] = acc
+            at += db * (db + 1) // 2
     return True, alpha, rate
 
 
@@ -618,6 +1008,7 @@ I_AT, I_PENDING, I_HIST, I_CHECK, I_RATES, I_SWEEPS, I_MOVED, I_TRIED, I_FRESH =
 def em_run(
     data,
     prior,
+    mv,
     banks,
     n_rows,
     total_weight,
@@ -657,6 +1048,13 @@ def em_run(
         n_codes = max(n_codes, offsets[g] + cur)
     d = xt.shape[0]
     n_flat = banks[1].shape[3]
+    n_mvn, d_mv, n_sq, n_tri, d_max = 0, 0, 0, 0, 0
+    if mv is not None:  # the multivariate blocks' sizes (:func:`em_mvn_estimate`)
+        cols, sq, tri = mv[0][1], mv[0][2], mv[0][3]
+        n_mvn, d_mv, n_sq, n_tri = len(mv[0][4]), cols[-1], sq[-1], tri[-1]
+        for b in range(n_mvn):
+            d_max = max(d_max, cols[b + 1] - cols[b])
+    m_sizes = (n_mvn, d_mv, n_sq, n_tri)
     # the batch's buffers, for all restarts at once; a smaller batch takes a prefix
     bufs = (
         np.empty((2, n_codes * width_all)),  # the groups' tables and histograms
@@ -669,13 +1067,20 @@ def em_run(
         np.full(_ROWS, -1, dtype=np.int64),  # no row labelled
         np.empty(n_runs),  # a restart's product of row likelihoods
         np.empty(n_runs, dtype=np.int64),  # and its number of factors
+        # the multivariate blocks': factors, constants, centres, sums, and the solves
+        np.empty(width_all * n_tri),
+        np.empty(width_all * n_mvn),
+        np.empty((2, width_all * d_mv)),
+        np.empty(width_all * n_sq),
+        np.empty(_ROWS * d_max),
     )
     counts_buf = np.empty(width_all * n_flat)
     clp_b, lp_buf = np.empty(width_all), np.empty(width_all * n_flat)
     totals, bad = np.empty(n_runs), np.empty(n_runs, dtype=np.int64)
     mu_b, var_b = np.empty((n_runs, n_comp * d)), np.empty((n_runs, n_comp * d))
-    size = n_comp * (1 + n_flat + 2 * d)
-    scratch_x = (np.empty(size), np.empty(size), np.empty(size), np.empty(d))
+    mv_mu_b, mv_cov_b = np.empty(width_all * d_mv), np.empty(width_all * n_sq)
+    size = n_comp * (1 + n_flat + 2 * d + d_mv + n_tri)
+    scratch_x = (np.empty(size), np.empty(size), np.empty(size), np.empty(d + d_mv))
     slack = np.empty((n_runs, max_iter + 1))
     checkpoints = np.empty((n_runs, max_iter + 1))
     rates = np.empty((n_runs, max_iter + 1))
@@ -699,6 +1104,8 @@ def em_run(
         logp_b = lp_buf[: width * n_flat].reshape((width, n_flat))
         mu_w = mu_b.reshape(-1)[: width * d].reshape((width, d))
         var_w = var_b.reshape(-1)[: width * d].reshape((width, d))
+        mv_mu_w = mv_mu_b[: width * d_mv].reshape((width, d_mv))
+        mv_cov_w = mv_cov_b[: width * n_sq].reshape((width, n_sq))
         for b in range(n_batch):
             r, s = batch[b], ints[batch[b], I_PENDING]
             for k in range(n_comp):
@@ -706,16 +1113,21 @@ def em_run(
                 logp_b[b * n_comp + k] = banks[1][r, s, k]
                 mu_w[b * n_comp + k] = banks[2][r, s, k]
                 var_w[b * n_comp + k] = banks[3][r, s, k]
-        scratch = _views(bufs, n_codes, width, _ROWS, d)
+                mv_mu_w[b * n_comp + k] = banks[9][r, s, k]
+                mv_cov_w[b * n_comp + k] = banks[10][r, s, k]
+        scratch = _views(bufs, n_codes, width, _ROWS, d, m_sizes)
         single = batch[0]
         em_sweep(
             data,
+            mv,
             scratch,
             n_comp,
             clp_b[:width],
             logp_b,
             mu_w,
             var_w,
+            mv_mu_w,
+            mv_cov_w,
             resp[single],
             row_ll[single],
             totals,
@@ -725,7 +1137,8 @@ def em_run(
         if n_flat:
             counts[:] = 0.0
             _compiled.group_margins(scratch[1], offsets, bounds, sizes, segments, counts)
-        stats = (counts, scratch[5], scratch[2], scratch[3], scratch[4])
+        m_sums = (scratch[20], scratch[21], scratch[19])  # the multivariate sums, centres
+        stats = (counts, scratch[5], scratch[2], scratch[3], scratch[4], *m_sums)
         for b in range(n_batch):
             r = batch[b]
             rb = (
@@ -738,6 +1151,10 @@ def em_run(
                 banks[6][r],
                 banks[7][r],
                 banks[8][r],
+                banks[9][r],
+                banks[10][r],
+                banks[11][r],
+                banks[12][r],
             )
             ints[r, I_SWEEPS] += 1
             ints[r, I_FRESH] = n_batch == 1
@@ -745,9 +1162,11 @@ def em_run(
             ll = totals[b]
             obj = -math.inf
             if bad[b] < 0:
-                obj = ll + em_log_prior(prior, rb[0][s], rb[1][s], rb[2][s], rb[3][s])
+                obj = ll + em_log_prior(
+                    prior, mv, rb[0][s], rb[1][s], rb[2][s], rb[3][s], rb[9][s], rb[10][s]
+                )
             floats[r, F_LL] = ll
-            run = (data, prior, stats, b * n_comp, mu_w, rb)
+            run = (data, prior, mv, stats, b * n_comp, mu_w, rb)
             _advance(
                 run,
                 obj,
@@ -771,16 +1190,19 @@ def em_run(
         info[r, 2], info[r, 3] = outcome == CONVERGED, outcome
         lls[r] = floats[r, F_LL]
         if outcome != IRREGULAR and not ints[r, I_FRESH]:  # its last sweep, again
-            rb = (banks[0][r], banks[1][r], banks[2][r], banks[3][r])
-            scratch = _views(bufs, n_codes, n_comp, _ROWS, d)
+            rb = (banks[0][r], banks[1][r], banks[2][r], banks[3][r], banks[9][r], banks[10][r])
+            scratch = _views(bufs, n_codes, n_comp, _ROWS, d, m_sizes)
             em_sweep(
                 data,
+                mv,
                 scratch,
                 n_comp,
                 rb[0][_CUR],
                 rb[1][_CUR],
                 rb[2][_CUR],
                 rb[3][_CUR],
+                rb[4][_CUR],
+                rb[5][_CUR],
                 resp[r],
                 row_ll[r],
                 totals,
@@ -790,11 +1212,13 @@ def em_run(
 
 
 @_jit
-def _views(bufs, n_codes, width, rows, d):
+def _views(bufs, n_codes, width, rows, d, m_sizes):
     """:func:`em_sweep`'s scratch for a batch ``width`` components wide, scored
     ``rows`` rows at a time: prefixes of :func:`em_run`'s buffers ``bufs``."""
     codes_buf, scores, byrow, gauss, class_counts, per_row, bits, no_labels = bufs[:8]
-    products, factors = bufs[8:]
+    products, factors = bufs[8:10]
+    m_chol, m_const, m_vectors, m_cross, m_z = bufs[10:]
+    n_mvn, d_mv, n_sq, n_tri = m_sizes
     return (
         codes_buf[0][: n_codes * width].reshape((n_codes, width)),
         codes_buf[1][: n_codes * width].reshape((n_codes, width)),
@@ -813,6 +1237,12 @@ def _views(bufs, n_codes, width, rows, d):
         no_labels,
         products,
         factors,
+        m_chol[: width * n_tri].reshape((width, n_tri)),
+        m_const[: width * n_mvn].reshape((width, n_mvn)),
+        m_vectors[0][: width * d_mv].reshape((width, d_mv)),  # the centres
+        m_vectors[1][: width * d_mv].reshape((width, d_mv)),  # the sums
+        m_cross[: width * n_sq].reshape((width, n_sq)),
+        m_z.reshape((-1, rows)),
     )
 
 
@@ -841,9 +1271,9 @@ def _advance(
     :meth:`bayesnb.mixture._Problem.run`, one SQUAREM cycle being the sweeps at
     theta1, at the extrapolated point (when there is one), at theta2 (when that
     point is not taken) and at the stabilizing step's point. ``run`` is ``(data,
-    prior, stats, base, centre, banks)``: the sweep's statistics, the restart's rows
-    in them, the swept means, and the restart's banks."""
-    data, prior, stats, base, centre, banks = run
+    prior, mv, stats, base, centre, banks)``: the sweep's statistics, the restart's
+    rows in them, the swept means, and the restart's banks."""
+    data, prior, mv, stats, base, centre, banks = run
     at = ints[I_AT]
     if at == _AT_START:
         if bad or not _resolved(banks[2][_CUR], banks[3][_CUR]):
@@ -870,12 +1300,12 @@ def _advance(
         if _at_fixed_point(floats[F_START], obj):
             _copy(banks, _T1, _CUR)
             return _stop(ints, CONVERGED)
-        if em_estimate(data, prior, stats, base, centre, banks, _T2) != 0:
+        if em_estimate(data, prior, mv, stats, base, centre, banks, _T2) != 0:
             return _stop(ints, IRREGULAR)
         x0, x1, x2, scales = scratch_x
         sizes, segments = data[3], data[4]
         moved, alpha, rate = _extrapolate(
-            banks, sizes, segments, floats[F_STEP_MAX], x0, x1, x2, scales
+            banks, sizes, segments, mv, floats[F_STEP_MAX], x0, x1, x2, scales
         )
         rates[ints[I_RATES]] = rate
         ints[I_RATES] += 1
@@ -888,7 +1318,7 @@ def _advance(
     elif at == _AT_TX:
         floats[F_TRIAL] = obj
         if not bad and math.isfinite(obj) and obj >= floats[F_FIRST]:
-            ints[I_TRIED] = em_estimate(data, prior, stats, base, centre, banks, _TN) != 1
+            ints[I_TRIED] = em_estimate(data, prior, mv, stats, base, centre, banks, _TN) != 1
         return _after_trial(run, floats, ints, history, slack, n_rows, total_weight)
     elif at == _AT_T2:
         return _take_point(run, obj, bad, _T2, floats, ints, history, slack, n_rows, total_weight)
@@ -906,13 +1336,13 @@ def _advance(
     if n_iter >= max_iter:
         return _stop(ints, MAX_ITER)
     if not accelerate or max_iter - n_iter < 3:
-        if em_estimate(data, prior, stats, base, centre, banks, _CUR) != 0:
+        if em_estimate(data, prior, mv, stats, base, centre, banks, _CUR) != 0:
             return _stop(ints, IRREGULAR)
         ints[I_AT], ints[I_PENDING] = _AT_PLAIN, _CUR
         return
     _copy(banks, _CUR, _T0)
     floats[F_START] = floats[F_OBJ]
-    if em_estimate(data, prior, stats, base, centre, banks, _T1) != 0:
+    if em_estimate(data, prior, mv, stats, base, centre, banks, _T1) != 0:
         return _stop(ints, IRREGULAR)
     ints[I_AT], ints[I_PENDING] = _AT_T1, _T1
 
@@ -947,14 +1377,14 @@ def _take_point(run, obj, bad, at, floats, ints, history, slack, n_rows, total_w
     """The cycle's accepted point (the extrapolated one, or theta2) into the history,
     then the stabilizing EM step from it (already made when the extrapolated point
     was tried), whose sweep comes next."""
-    data, prior, stats, base, centre, banks = run
+    data, prior, mv, stats, base, centre, banks = run
     if bad or not _accept(history, slack, ints[I_HIST], obj, banks, at, n_rows, total_weight):
         return _stop(ints, IRREGULAR)
     ints[I_HIST] += 1
     floats[F_ACCEPTED] = obj
     if ints[I_TRIED]:
         _copy(banks, _TN, _CUR)
-    elif em_estimate(data, prior, stats, base, centre, banks, _CUR) != 0:
+    elif em_estimate(data, prior, mv, stats, base, centre, banks, _CUR) != 0:
         return _stop(ints, IRREGULAR)
     ints[I_AT], ints[I_PENDING] = _AT_CUR, _CUR
 
@@ -1006,6 +1436,39 @@ class GaussianKernel(NamedTuple):
     kappa0: np.ndarray
     alpha0: np.ndarray
     beta0: np.ndarray
+
+
+class MvnKernel(NamedTuple):
+    """A multivariate Gaussian block's part: its encoded values (n, d), centred at
+    ``shift`` (the training rows' mean), its covariance (one of :data:`MVN_KINDS`),
+    and the resolved Normal-Inverse-Wishart prior (``mu`` (d,), ``kappa``, ``nu``,
+    ``psi`` (d, d)); MAP-EM."""
+
+    x: np.ndarray
+    shift: np.ndarray
+    covariance: str
+    mu: np.ndarray
+    kappa: float
+    nu: float
+    psi: np.ndarray
+
+
+def mvn_const(kernel: MvnKernel, K: int) -> float:
+    """The part of the block's log prior density (:func:`em_mvn_log_prior`) that does
+    not depend on the parameters, for ``K`` components."""
+    d, kappa, nu, psi = len(kernel.mu), kernel.kappa, kernel.nu, kernel.psi
+    normal = 0.5 * d * (math.log(kappa) - _LOG_2PI)  # per component
+    if kernel.covariance in ("full", "tied"):
+        log_det_psi = np.linalg.slogdet(psi)[1]
+        wishart = 0.5 * nu * (log_det_psi - d * math.log(2.0)) - special.multigammaln(nu / 2.0, d)
+        return K * normal + (K if kernel.covariance == "full" else 1) * wishart
+    alpha = (nu - d + 1.0) / 2.0
+    if kernel.covariance == "diag":
+        beta = np.diagonal(psi) / 2.0
+        return K * (normal + float(np.sum(alpha * np.log(beta) - special.gammaln(alpha))))
+    shape, beta = d * alpha, np.trace(psi) / 2.0
+    gamma = shape * math.log(beta) - special.gammaln(shape)
+    return K * normal + (K if kernel.covariance == "spherical" else 1) * gamma
 
 
 def dirichlet_terms(alpha: np.ndarray, method: str, sizes) -> tuple:
@@ -1082,12 +1545,49 @@ class CompiledProblem:
             for (_, kernel), (_, _, cols, _) in zip(gauss, gauss_parts, strict=True):
                 xt[cols] = kernel.x.T
         self.width, self.d = flat_at, d_at
+        mvns = [(i, k) for i, k in enumerate(kernels) if isinstance(k, MvnKernel)]
+        cols, sq, tri = [0], [0], [0]
+        for i, kernel in mvns:
+            d = kernel.x.shape[1]
+            where = (slice(cols[-1], cols[-1] + d), slice(sq[-1], sq[-1] + d * d))
+            self.parts.append((i, "mvn", where, (K, d, kernel.covariance)))
+            cols.append(cols[-1] + d)
+            sq.append(sq[-1] + d * d)
+            tri.append(tri[-1] + d * (d + 1) // 2)
+            const += mvn_const(kernel, K)
+        xm = np.empty((cols[-1], n))
+        for (_, kernel), a, b in zip(mvns, cols, cols[1:], strict=False):
+            xm[a:b] = kernel.x.T
+        chol_psi = [np.linalg.cholesky(k.psi)[np.tril_indices(len(k.mu))] for _, k in mvns]
+
+        def flat(parts):
+            return np.concatenate([np.ravel(p) for p in parts]) if parts else np.zeros(0)
+
+        mvn = (
+            xm,
+            np.asarray(cols, dtype=np.int64),
+            np.asarray(sq, dtype=np.int64),
+            np.asarray(tri, dtype=np.int64),
+            np.asarray([MVN_KINDS.index(k.covariance) for _, k in mvns], dtype=np.int64),
+            flat([k.shift for _, k in mvns]),
+        )
+        mvn_prior = (
+            flat([k.mu for _, k in mvns]),
+            np.asarray([k.kappa for _, k in mvns], dtype=float),
+            np.asarray([k.nu for _, k in mvns], dtype=float),
+            flat([k.psi for _, k in mvns]),
+            flat(chol_psi),
+        )
+        self.mvn_width = (cols[-1], sq[-1])
+        #: The multivariate blocks (:func:`em_mvn_estimate`), None when there are none:
+        #: the compiled loop then leaves out their code.
+        self.mv = (mvn, mvn_prior) if mvns else None
         weights = np.ones(n) if problem.weights is None else problem.weights
         known = (
             np.empty(0, dtype=np.int64) if problem.known is None else problem.known.astype(np.int64)
         )
         self.inverse = None  # every row's pattern, when the loop reads patterns
-        patterns = None if gauss else _patterns(group_codes, self.n_codes, known, K)
+        patterns = None if gauss or mvns else _patterns(group_codes, self.n_codes, known, K)
         if patterns is not None:  # few possible rows: each read once, weighted
             self.inverse, first = patterns
             group_codes = np.ascontiguousarray(group_codes[first].T).T
@@ -1150,6 +1650,8 @@ class CompiledProblem:
             np.zeros((R, N_SLOTS, K, self.d)),
             np.zeros((R, N_SLOTS, K, self.d)),
             np.zeros((R, N_SLOTS, K)),
+            *(np.empty((R, N_SLOTS, K, w)) for w in self.mvn_width),  # mu, cov
+            *(np.zeros((R, N_SLOTS, K, w)) for w in self.mvn_width),  # mean, scatter
         )
         for r, state in enumerate(states):
             banks[0][r, _CUR] = state.class_log_prob
@@ -1157,6 +1659,9 @@ class CompiledProblem:
                 params = state.block_params[i]
                 if kind == "discrete":
                     banks[1][r, _CUR][:, cols] = np.reshape(params["log_prob"], (K, -1))
+                elif kind == "mvn":
+                    banks[9][r, _CUR][:, cols[0]] = params["mu"]
+                    banks[10][r, _CUR][:, cols[1]] = np.reshape(params["cov"], (K, -1))
                 else:
                     banks[2][r, _CUR][:, cols] = params["mu"]
                     banks[3][r, _CUR][:, cols] = params["var"]
@@ -1168,6 +1673,7 @@ class CompiledProblem:
         em_run(
             self.data,
             self.prior,
+            self.mv,
             banks,
             n,
             problem.total_weight,
@@ -1211,6 +1717,16 @@ class CompiledProblem:
         for i, kind, cols, shape in self.parts:
             if kind == "discrete":
                 stats[i] = {"counts": banks[4][_CUR][:, cols].reshape(shape).copy()}
+            elif kind == "mvn":
+                K, d, covariance = shape
+                scatter = banks[12][_CUR][:, cols[1]].reshape(K, d, d).copy()
+                if covariance in ("diag", "spherical", "tied-spherical"):
+                    scatter = np.diagonal(scatter, axis1=1, axis2=2).copy()
+                stats[i] = {
+                    "n": banks[8][_CUR].copy(),
+                    "mean": banks[11][_CUR][:, cols[0]].copy(),
+                    "scatter": scatter,
+                }
             else:
                 stats[i] = {
                     "n": banks[5][_CUR][:, cols].copy(),

@@ -28,7 +28,10 @@ For each case the script prints:
   run here).
 
 It then prints the fixed cost per iteration on a 100-row data set, for gss82 and
-20k x 20 the wall time of 20 restarts over that of one, and the Gibbs sampler's
+20k x 20 the wall time of 20 restarts over that of one, the seconds per iteration of
+Gaussian mixtures with joint covariances (``MultivariateGaussian``, each covariance
+type, Old Faithful as a frame, K = 3) in the compiled loop and in the Python engine
+measured in the same run, and the Gibbs sampler's
 seconds per sweep (4 chains, from the EM fit) in the compiled loop and in the Python
 sweep, on house votes 84 (K = 2) and 20k x 20 binary (K = 4).
 
@@ -168,6 +171,16 @@ def restart_ratio(model, X, k: int, repeats: int) -> tuple[float, float]:
     return one, twenty
 
 
+def python_engine_per_iteration(model, X, k: int, m1: int, m2: int, repeats: int) -> float:
+    """:func:`per_iteration` in the Python engine (no compiled problem)."""
+    compile_problem = mixture._em_loop.compile_problem
+    mixture._em_loop.compile_problem = lambda problem: None
+    try:
+        return per_iteration(model, X, k, m1, m2, repeats)
+    finally:
+        mixture._em_loop.compile_problem = compile_problem
+
+
 def gibbs_sweep(model, X, k: int, compiled: bool, sweeps: int, repeats: int) -> float:
     """Seconds per sweep of :func:`bayesnb.mcmc.gibbs` (4 chains) from the EM fit,
     in the compiled loop or the Python sweep, median of ``repeats``."""
@@ -242,6 +255,16 @@ def main(argv=None) -> None:
                 f"{name}: 1 restart {1e3 * one:.1f} ms, 20 restarts {1e3 * twenty:.1f} ms, "
                 f"ratio {twenty / one:.1f}"
             )
+        print(
+            "\nMultivariateGaussian, Old Faithful frame, K = 3, ms per iteration (compiled "
+            "loop, Python engine, ratio):"
+        )
+        faithful = bnb.datasets.old_faithful()
+        for covariance in mixture._em_loop.MVN_KINDS:
+            model = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance))
+            fast = per_iteration(model, faithful, 3, args.m1, args.m2, args.repeats)
+            slow = python_engine_per_iteration(model, faithful, 3, args.m1, args.m2, args.repeats)
+            print(f"{covariance}: {1e3 * fast:.4f}, {1e3 * slow:.4f}, {fast / slow:.3f}")
         print("\nGibbs sampler, 4 chains, ms per sweep (compiled loop, Python sweep, ratio):")
         votes = bnb.datasets.house_votes_84().drop(columns="party")
         gibbs_cases = {

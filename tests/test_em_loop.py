@@ -61,6 +61,22 @@ def _few_patterns():
     return frame
 
 
+def _mvn_frame():
+    """Three planted clusters in nine correlated columns (one far from 0), a Gaussian
+    column and two binary ones, for several multivariate blocks side by side."""
+    rng = np.random.default_rng(11)
+    z = rng.integers(0, 3, 400)
+    centres = rng.normal(0.0, 3.0, (3, 9))
+    mix = np.eye(9) + 0.4 * rng.normal(size=(9, 9))
+    x = centres[z] + rng.normal(size=(400, 9)) @ mix
+    x[:, 7] += 1000.0
+    frame = pd.DataFrame(x, columns=[f"x{j}" for j in range(9)])
+    frame["g"] = rng.normal(z, 1.0)
+    for j in range(2):
+        frame[f"b{j}"] = rng.random(400) < 0.2 + 0.3 * (z == j)
+    return frame
+
+
 CASES = {
     "votes-bernoulli": (
         lambda: bnb.NaiveBayes(bnb.Bernoulli(bnb.Beta(2, 2), values=("n", "y"))),
@@ -113,6 +129,38 @@ CASES = {
             "sample_weight": np.random.default_rng(2).uniform(0.0, 2.0, 1200),
         },
     ),
+    "faithful-mvn-full": (
+        lambda: bnb.NaiveBayes(bnb.MultivariateGaussian()),
+        bnb.datasets.old_faithful,
+        3,
+        {"n_init": 3, "random_state": 0, "init": "random"},
+    ),
+    "faithful-mvn-tied-plain": (
+        lambda: bnb.NaiveBayes(bnb.MultivariateGaussian(covariance="tied")),
+        bnb.datasets.old_faithful,
+        3,
+        {"n_init": 2, "random_state": 1, "init": "random", "accelerate": False},
+    ),
+    "mvn-blocks-mixed-weighted": (
+        lambda: bnb.NaiveBayes(
+            {
+                "d": bnb.MultivariateGaussian(covariance="diag", columns=["x0", "x1"]),
+                "s": bnb.MultivariateGaussian(covariance="spherical", columns=["x2", "x3", "x4"]),
+                "t": bnb.MultivariateGaussian(covariance="tied-spherical", columns=["x5", "x6"]),
+                "f": bnb.MultivariateGaussian(covariance="full", columns=["x7", "x8"]),
+                "g": bnb.Gaussian(columns=["g"]),
+                "b": bnb.Bernoulli(columns=["b0", "b1"]),
+            }
+        ),
+        lambda: _mvn_frame(),
+        3,
+        {
+            "n_init": 2,
+            "random_state": 2,
+            "init": "random",
+            "sample_weight": np.random.default_rng(3).uniform(0.2, 3.0, 400),
+        },
+    ),
     "ragged-block": (
         lambda: bnb.NaiveBayes(bnb.Categorical()),
         lambda: np.column_stack(
@@ -153,6 +201,43 @@ def test_the_loop_gives_the_python_engines_histories(case, monkeypatch):
     best = [f.objective for f in python.restarts]
     if np.sort(best)[-1] - np.sort(best)[-2] > 1e-9 * abs(max(best)):  # not a tie
         assert compiled.best_restart == python.best_restart
+
+
+def test_multivariate_blocks_run_in_the_loop(monkeypatch):
+    """MAP-EM of MultivariateGaussian blocks runs in the compiled loop (their values,
+    layout and Normal-Inverse-Wishart priors handed over as ``mv``); ML-EM, whose
+    checks whiten every covariance by the data's, stays in the Python engine."""
+    from bayesnb._data import Table
+
+    make, data, k, kwargs = CASES["mvn-blocks-mixed-weighted"]
+    X = data()
+    runs = []
+    run_many = _em_loop.CompiledProblem.run_many
+
+    def spy(self, *args, **kw):
+        runs.append(run_many(self, *args, **kw))
+        return runs[-1]
+
+    monkeypatch.setattr(_em_loop.CompiledProblem, "run_many", spy)
+    make().cluster(X, k, **kwargs)
+    assert len(runs) == 1 and all(out is not None for out in runs[0])  # none handed back
+    problem = mixture._Problem(make(), Table(X), list(range(k)), None, None)
+    (xm, cols, sq, tri, kinds, shift), (mu0, kappa, nu, psi, chol_psi) = problem.compiled.mv
+    assert cols.tolist() == [0, 2, 5, 7, 9] and sq.tolist() == [0, 4, 13, 17, 21]
+    assert tri.tolist() == [0, 3, 9, 12, 15]
+    # the default prior: nu = d + 2, kappa 0.01, centred at the data's mean
+    assert nu.tolist() == [4.0, 5.0, 4.0, 4.0] and kappa.tolist() == [0.01] * 4
+    np.testing.assert_allclose(mu0, X[[f"x{j}" for j in range(9)]].mean(), rtol=1e-12, atol=1e-12)
+    assert [_em_loop.MVN_KINDS[k] for k in kinds] == ["diag", "spherical", "tied-spherical", "full"]
+    # the values centred at the data's mean, column by column; psi's factor packed
+    np.testing.assert_allclose(xm.mean(axis=1), 0.0, atol=1e-9)
+    assert shift[7] == pytest.approx(X["x7"].mean(), rel=1e-12)
+    full_psi = psi[17:21].reshape(2, 2)
+    lower = np.linalg.cholesky(full_psi)
+    np.testing.assert_allclose(chol_psi[12:15], lower[np.tril_indices(2)], rtol=1e-14)
+    faithful = bnb.datasets.old_faithful()
+    ml = bnb.NaiveBayes(bnb.MultivariateGaussian(estimate="ml"))
+    assert mixture._Problem(ml, Table(faithful), [0, 1], None, None).compiled is None
 
 
 def test_rows_read_as_patterns(monkeypatch):

@@ -211,6 +211,25 @@ class MultivariateGaussian(Family):
             mean = mean + self.data_mean
         return {"n": n, "mean": mean, "scatter": scatter}
 
+    def em_kernel(self, data, method: str, n_components: int):
+        """MAP-EM runs in the compiled EM loop (the encoded values, their centre and
+        the resolved prior); ML-EM, whose checks whiten every covariance by the data's,
+        does not (None)."""
+        from bayesnb import _em_loop
+
+        if method != "map" or self.data_mean is None:
+            return None
+        prior = self.resolved_prior(n_components)
+        return _em_loop.MvnKernel(
+            self.encode(data),
+            np.asarray(self.data_mean, dtype=float),
+            self.covariance,
+            np.asarray(prior.mu, dtype=float),
+            float(prior.kappa),
+            float(prior.nu),
+            np.asarray(prior.psi, dtype=float),
+        )
+
     def resolved_prior(self, n_labels: int) -> NormalInverseWishart:
         """The prior with its data defaults filled in, for ``n_labels`` classes."""
         return self.prior.resolve(self.n_columns, n_labels, self.data_mean, self.data_cov)
