@@ -8,7 +8,7 @@ data sets latent-class work runs with many restarts, that is the whole cost. Her
 family supplies its compiled pieces instead (:meth:`bayesnb.families.Family.em_kernel`)
 and the loop runs over them all, Python touching it only at the start and the end.
 
-Two kinds of block take part, each gathered over every block of its kind:
+Three kinds of block take part, each gathered over every block of its kind:
 
 * **discrete blocks** (Bernoulli, Categorical, Binned) as group codes (see
   :mod:`bayesnb._compiled`): one table of summed log-probabilities per group, read once
@@ -17,7 +17,12 @@ Two kinds of block take part, each gathered over every block of its kind:
   ``logp`` (K, S), every column's categories at ``segments[j]``;
 * **diagonal Gaussian blocks** as one dense matrix stored column by column (d, n), so
   that every sum over rows runs along contiguous memory; a missing value (NaN) is
-  left out of both steps. The M-step is the Normal-Inverse-Gamma mode (MAP-EM).
+  left out of both steps. The M-step is the Normal-Inverse-Gamma mode (MAP-EM);
+* **multivariate Gaussian blocks** (``MultivariateGaussian``, every covariance type)
+  as their centred values column by column, scored through Cholesky factors, their
+  statistics the weighted cross-products about the swept means, the M-step the
+  Normal-Inverse-Wishart mode (MAP-EM). A problem without such a block passes ``mv``
+  None, a type the compiler prunes, so their code is compiled only where it runs.
 
 Discrete data that can show few distinct rows (at most half as many patterns as
 rows) is read once per pattern, with the rows' summed weight. The E-step's
@@ -466,14 +471,18 @@ def em_resolution_slack(mu, var, total_weight):
 
 # -- multivariate Gaussian blocks -------------------------------------------------------
 #
-# A MultivariateGaussian block's columns lie in ``data``'s ``mvn`` part: its values
-# column by column, centred at the training rows' mean (``xm`` (D, n), the family's
-# encoding), and its layout: the columns of block b are ``cols[b]:cols[b + 1]`` of the
+# The multivariate blocks come to the loop as ``mv = (mvn, mvn_prior)``
+# (:attr:`CompiledProblem.mv`, None without them). ``mvn`` holds their values column
+# by column, centred at the training rows' mean ``shift`` (``xm`` (D, n), the family's
+# encoding), and their layout: the columns of block b are ``cols[b]:cols[b + 1]`` of the
 # flat means (K, D), its matrices (covariance, scatter) are ``sq[b]:sq[b + 1]`` of the
 # flat (K, Q) banks (d x d, row by row) and its Cholesky factors ``tri[b]:tri[b + 1]``
 # of packed lower triangles (row by row: entry (j, l) at j (j + 1) / 2 + l, the order
 # of :meth:`bayesnb.families.MultivariateGaussian.unconstrained`), and ``kind[b]`` is
-# its covariance (:data:`MVN_KINDS`). Every estimate is the Normal-Inverse-Wishart
+# its covariance (:data:`MVN_KINDS`). ``mvn_prior`` holds the prior's ``mu`` (D),
+# ``kappa`` and ``nu`` (one per block), ``psi`` (Q) and psi's packed Cholesky factor
+# (T); the constant terms of its log density are in the loop's ``prior_const``.
+# Every estimate is the Normal-Inverse-Wishart
 # mode of :meth:`~bayesnb.families.MultivariateGaussian.estimate_params`, and its log
 # density is :meth:`~bayesnb.families.MultivariateGaussian.log_prior`'s.
 
@@ -733,7 +742,7 @@ def em_mvn_estimate(mvn, prior, class_counts, s1, cross, centre, base, banks, ou
 def em_mvn_log_prior(mvn, prior, mv_mu, mv_cov):
     """The multivariate blocks' Normal-Inverse-Wishart log densities at the means
     ``mv_mu`` (K, D) and covariances ``mv_cov`` (K, Q), less their constants (which
-    ``prior``'s ``const`` adds): the terms of
+    the loop's ``prior_const`` adds, :func:`mvn_const`): the terms of
     :meth:`bayesnb.families.MultivariateGaussian.log_prior` that depend on the
     parameters."""
     _xm, cols, sq, tri, kind, _shift = mvn

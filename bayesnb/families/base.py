@@ -163,8 +163,9 @@ class Family:
         """This block's part of the compiled EM loop (:mod:`bayesnb._em_loop`), from
         its columns ``data`` (checked: :meth:`encode_repeated` has read them) under the
         estimator ``method``:
-        a :class:`~bayesnb._em_loop.DiscreteKernel` or
-        :class:`~bayesnb._em_loop.GaussianKernel`. None (the default): the family has
+        a :class:`~bayesnb._em_loop.DiscreteKernel`,
+        :class:`~bayesnb._em_loop.GaussianKernel` or
+        :class:`~bayesnb._em_loop.MvnKernel`. None (the default): the family has
         no compiled pieces for this encoding or estimator, and EM runs in Python."""
         return None
 
