@@ -315,3 +315,14 @@ def test_compiled_gibbs_draws_what_the_python_sweeps_draw(monkeypatch, case):
     # a concentration below 1 (Dirichlet(0.5)) takes the uniform's term: no draw is 0
     if case == "patterns":
         assert np.all(fast["b"].values > 0)
+
+
+def test_a_multivariate_block_says_mcmc_is_not_built():
+    """EM of a MultivariateGaussian runs in the compiled loop, but the Gibbs sweep
+    (compiled or not) has no Normal-Inverse-Wishart draws: asking for MCMC names the
+    family and what is not built, rather than failing inside the sampler."""
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    with pytest.raises(errors.InputError, match="MCMC are not built yet for a Multivariate"):
+        model.cluster(
+            bnb.datasets.old_faithful(), 2, method="mcmc", draws=20, tune=5, random_state=0
+        )
