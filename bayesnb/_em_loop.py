@@ -49,6 +49,7 @@ import numpy as np
 from bayesnb import _compiled
 from bayesnb._compiled import _jit
 from bayesnb._lazy import special
+from bayesnb.families.multivariate import COVARIANCES, DIAGONAL_COVARIANCES
 
 #: Rows of a block of the sweep: its scores (components, rows), responsibilities and
 #: Gaussian columns stay in cache while the block is scored and counted. The same for
@@ -486,9 +487,12 @@ def em_resolution_slack(mu, var, total_weight):
 # mode of :meth:`~bayesnb.families.MultivariateGaussian.estimate_params`, and its log
 # density is :meth:`~bayesnb.families.MultivariateGaussian.log_prior`'s.
 
-#: The covariances of a multivariate Gaussian block, by their code in the loop.
-MVN_KINDS = ("full", "diag", "spherical", "tied", "tied-spherical")
-_FULL, _DIAG, _SPHERICAL, _TIED, _TIED_SPHERICAL = range(5)
+#: The covariances of a multivariate Gaussian block, each coded in the loop by its
+#: place in the family's list.
+MVN_KINDS = COVARIANCES
+_FULL, _DIAG, _SPHERICAL, _TIED, _TIED_SPHERICAL = (
+    COVARIANCES.index(kind) for kind in ("full", "diag", "spherical", "tied", "tied-spherical")
+)
 #: The smallest pivot of a definite covariance (``MultivariateGaussian._check_definite``).
 _SQRT_TINY = math.sqrt(2.2250738585072014e-308)
 
@@ -1545,14 +1549,7 @@ class CompiledProblem:
             d = kernel.x.shape[1]
             self.parts.append((i, "gaussian", slice(d_at, d_at + d), (K, d)))
             d_at += d
-        # the Gaussian values column by column (a frame's block already is)
-        if len(gauss) == 1:
-            xt = np.ascontiguousarray(gauss[0][1].x.T, dtype=float)
-        else:  # none (0, n), or several stacked
-            xt = np.empty((d_at, n))
-            gauss_parts = [part for part in self.parts if part[1] == "gaussian"]
-            for (_, kernel), (_, _, cols, _) in zip(gauss, gauss_parts, strict=True):
-                xt[cols] = kernel.x.T
+        xt = _by_column([kernel.x for _, kernel in gauss], n)
         self.width, self.d = flat_at, d_at
         mvns = [(i, k) for i, k in enumerate(kernels) if isinstance(k, MvnKernel)]
         cols, sq, tri = [0], [0], [0]
@@ -1564,9 +1561,7 @@ class CompiledProblem:
             sq.append(sq[-1] + d * d)
             tri.append(tri[-1] + d * (d + 1) // 2)
             const += mvn_const(kernel, K)
-        xm = np.empty((cols[-1], n))
-        for (_, kernel), a, b in zip(mvns, cols, cols[1:], strict=False):
-            xm[a:b] = kernel.x.T
+        xm = _by_column([kernel.x for _, kernel in mvns], n)
         chol_psi = [np.linalg.cholesky(k.psi)[np.tril_indices(len(k.mu))] for _, k in mvns]
 
         def flat(parts):
@@ -1729,7 +1724,7 @@ class CompiledProblem:
             elif kind == "mvn":
                 K, d, covariance = shape
                 scatter = banks[12][_CUR][:, cols[1]].reshape(K, d, d).copy()
-                if covariance in ("diag", "spherical", "tied-spherical"):
+                if covariance in DIAGONAL_COVARIANCES:
                     scatter = np.diagonal(scatter, axis1=1, axis2=2).copy()
                 stats[i] = {
                     "n": banks[8][_CUR].copy(),
@@ -1743,6 +1738,20 @@ class CompiledProblem:
                     "ss": banks[7][_CUR][:, cols].copy(),
                 }
         return self.problem.estimate(stats, banks[8][_CUR].copy())
+
+
+def _by_column(values: list, n: int) -> np.ndarray:
+    """Blocks' values (each (n, d)) side by side, column by column: (sum of d, n), so
+    that every sum over rows runs along contiguous memory (one block stored so, as a
+    frame's is, is taken as it is; none gives (0, n))."""
+    if len(values) == 1:
+        return np.ascontiguousarray(values[0].T, dtype=float)
+    out = np.empty((sum(x.shape[1] for x in values), n))
+    at = 0
+    for x in values:
+        out[at : at + x.shape[1]] = x.T
+        at += x.shape[1]
+    return out
 
 
 def _merged_groups(units: list, max_codes: int, n: int) -> tuple:

@@ -241,6 +241,13 @@ class CompiledGibbs:
     priors' hyperparameters from the families' own conjugate posteriors at zero
     counts, and the order in which :func:`bayesnb.mcmc.gibbs` draws the groups."""
 
+    @staticmethod
+    def covers(problem) -> bool:
+        """Whether the compiled sweep draws every block of ``problem``: its EM runs
+        in the compiled loop, without a multivariate Gaussian block (the sweep has no
+        Normal-Inverse-Wishart draws)."""
+        return problem.compiled is not None and problem.compiled.mv is None
+
     def __init__(self, problem):
         compiled = problem.compiled
         K = problem.K

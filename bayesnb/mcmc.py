@@ -112,12 +112,9 @@ def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, 
     ]
     class_log_prob = np.stack([s[1] for s in starts])  # (chains, K)
     with progress(tune + draws, f"Gibbs sampling, {chains} chains") as advance:
-        # (the compiled sweep covers discrete and diagonal Gaussian blocks: a
-        # multivariate one goes to the Python sweep, which says it is not built)
-        compiled = problem.compiled
-        if compiled is not None and compiled.mv is None and _compiled_gibbs_enabled:
-            from bayesnb._gibbs_loop import CompiledGibbs
+        from bayesnb._gibbs_loop import CompiledGibbs
 
+        if _compiled_gibbs_enabled and CompiledGibbs.covers(problem):
             sampler = CompiledGibbs(problem)
             kept, block_params = sampler.sample(class_log_prob, params, draws, tune, rng, advance)
             return Draws(class_log_prob=kept, block_params=block_params, sample_stats={})

@@ -18,7 +18,7 @@ from bayesnb.sufficient import merge_stats
 LOG_2PI = np.log(2.0 * np.pi)
 COVARIANCES = ("full", "diag", "spherical", "tied", "tied-spherical")
 #: The covariances that are diagonal: their statistics are the scatter's diagonal.
-_DIAGONAL = ("diag", "spherical", "tied-spherical")
+DIAGONAL_COVARIANCES = ("diag", "spherical", "tied-spherical")
 
 
 class MultivariateGaussian(Family):
@@ -192,7 +192,7 @@ class MultivariateGaussian(Family):
         n = r.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(n[:, None] > 0, (r.T @ x) / n[:, None], 0.0)
-        if self.covariance in _DIAGONAL:  # the independent Gaussians' moments
+        if self.covariance in DIAGONAL_COVARIANCES:  # the independent Gaussians' moments
             moments = gaussian_moments(x, (np.empty(0, dtype=np.intp), None, r.T), len(n), False)
             mean, scatter = moments["mean"], moments["ss"]
         else:
@@ -372,7 +372,7 @@ class MultivariateGaussian(Family):
         if self.data_mean is not None:
             mu = mu - self.data_mean
         K, d = mu.shape
-        if self.covariance in _DIAGONAL:  # the independent Gaussians' loop
+        if self.covariance in DIAGONAL_COVARIANCES:  # the independent Gaussians' loop
             var = np.ascontiguousarray(np.diagonal(cov, axis1=1, axis2=2))  # (K, d)
             out = np.empty((K, len(x)))
             const = -0.5 * (np.log(var) + LOG_2PI)
