@@ -28,6 +28,13 @@ Discrete data that can show few distinct rows (at most half as many patterns as
 rows) is read once per pattern, with the rows' summed weight. The E-step's
 exponentials come from :func:`exp_in_place`, which the compiler vectorizes.
 
+The loop is compiled once (about 30 s, then cached) for every problem without
+multivariate blocks, and once more for those with them: its data has one type
+whatever the input's (16-bit group codes laid out groups first, writable values;
+:func:`_codes_dtype`, :func:`_writable`), and the slots it passes between its
+functions are NumPy integers, not literals, each of which would compile the callee
+again.
+
 Every formula is the Python engine's, term for term (the estimates of
 :meth:`bayesnb.priors.Dirichlet.point_estimate` and
 :meth:`bayesnb.priors.NormalInverseGamma.point_estimate`, the priors' log densities,
@@ -62,7 +69,7 @@ _ROWS = 512
 ROWS_PER_CODE = 4
 
 #: Outcomes of :func:`em_run` (``info[3]``).
-CONVERGED, MAX_ITER, IRREGULAR = 0, 1, 2
+CONVERGED, MAX_ITER, IRREGULAR = (np.int64(outcome) for outcome in range(3))
 
 #: Cycles over which accelerated EM takes the largest observed rate of the EM map, and
 #: the factor by which SQUAREM's bound on the step length grows (and shrinks); the
@@ -158,7 +165,7 @@ def em_sweep(
     d, n = xt.shape
     rows = scores.shape[1]
     no_weights = np.empty(0)  # (the histogram's rows all soft: ``no_labels`` -1)
-    n_groups = codes.shape[1]
+    n_groups = codes.shape[0]
     if n_groups:
         _compiled.group_tables(logp, offsets, bounds, sizes, segments, table)
         hist[:] = 0.0
@@ -183,7 +190,7 @@ def em_sweep(
         if n_groups:  # each row reads B K adjacent entries per group: summed row by row
             byrow[:m] = 0.0
             for g in range(n_groups):
-                _compiled._lookup_codes(codes[start:stop, g], offsets[g], m, table, byrow)
+                _compiled._lookup_codes(codes[g, start:stop], offsets[g], m, table, byrow)
         for k in range(width):
             c = clp[k]
             for r in range(m):
@@ -291,7 +298,7 @@ def em_sweep(
                     byrow[r, k] = scores[k, r]
             for g in range(n_groups):
                 _compiled._count_codes(
-                    codes[start:stop, g], offsets[g], m, no_labels, no_weights, byrow, hist
+                    codes[g, start:stop], offsets[g], m, no_labels, no_weights, byrow, hist
                 )
         for k in range(width):
             for j in range(d):  # deviations from the swept means, a missing value left out
@@ -795,27 +802,44 @@ def em_mvn_log_prior(mvn, prior, mv_mu, mv_cov):
 # -- the loop ---------------------------------------------------------------------------
 
 #: Slots of the state banks: the current state, and SQUAREM's points theta0, theta1,
-#: theta2, the extrapolated one and the EM step from it.
-_CUR, _T0, _T1, _T2, _TX, _TN = range(6)
+#: theta2, the extrapolated one and the EM step from it. NumPy integers, like the
+#: outcomes: the compiler types a global Python int as a literal, and compiles a
+#: function once per literal it is called with (the M-step four times over).
+_CUR, _T0, _T1, _T2, _TX, _TN = (np.int64(slot) for slot in range(6))
 N_SLOTS = 6
 
 
 @_jit
 def _copy(banks, src, dst):
-    """Slot ``src`` of every bank copied to slot ``dst``."""
-    banks[0][dst] = banks[0][src]
-    banks[1][dst] = banks[1][src]
-    banks[2][dst] = banks[2][src]
-    banks[3][dst] = banks[3][src]
-    banks[4][dst] = banks[4][src]
-    banks[5][dst] = banks[5][src]
-    banks[6][dst] = banks[6][src]
-    banks[7][dst] = banks[7][src]
-    banks[8][dst] = banks[8][src]
-    banks[9][dst] = banks[9][src]
-    banks[10][dst] = banks[10][src]
-    banks[11][dst] = banks[11][src]
-    banks[12][dst] = banks[12][src]
+    """Slot ``src`` of every bank copied to slot ``dst``, by one loop over each bank's
+    values (assigning ``bank[dst] = bank[src]`` compiles into a broadcasting loop per
+    bank: seconds of compile time, for a copy)."""
+    _copy_slot(_slots(banks[0]), src, dst)
+    _copy_slot(_slots(banks[1]), src, dst)
+    _copy_slot(_slots(banks[2]), src, dst)
+    _copy_slot(_slots(banks[3]), src, dst)
+    _copy_slot(_slots(banks[4]), src, dst)
+    _copy_slot(_slots(banks[5]), src, dst)
+    _copy_slot(_slots(banks[6]), src, dst)
+    _copy_slot(_slots(banks[7]), src, dst)
+    _copy_slot(_slots(banks[8]), src, dst)
+    _copy_slot(_slots(banks[9]), src, dst)
+    _copy_slot(_slots(banks[10]), src, dst)
+    _copy_slot(_slots(banks[11]), src, dst)
+    _copy_slot(_slots(banks[12]), src, dst)
+
+
+@_jit
+def _slots(bank):
+    """A restart's bank (slots, ...), C-ordered, as one row of values per slot."""
+    return bank.reshape((bank.shape[0], bank.size // bank.shape[0]))
+
+
+@_jit
+def _copy_slot(rows, src, dst):
+    """Row ``src`` of ``rows`` copied to row ``dst``."""
+    for j in range(rows.shape[1]):
+        rows[dst, j] = rows[src, j]
 
 
 @_jit
@@ -1053,7 +1077,7 @@ def em_run(
     _codes, offsets, bounds, sizes, segments, xt, _weights, _known, _unit = data
     n_runs, _, n_comp = banks[0].shape
     width_all = n_runs * n_comp
-    n_codes = 0
+    n_codes = np.int64(0)  # (a literal 0 would type one call of _views apart)
     for g in range(len(offsets)):
         cur = 1
         for j in range(bounds[g], bounds[g + 1]):
@@ -1334,7 +1358,9 @@ def _advance(
             ints[I_TRIED] = em_estimate(data, prior, mv, stats, base, centre, banks, _TN) != 1
         return _after_trial(run, floats, ints, history, slack, n_rows, total_weight)
     elif at == _AT_T2:
-        return _take_point(run, obj, bad, _T2, floats, ints, history, slack, n_rows, total_weight)
+        if bad:
+            return _stop(ints, IRREGULAR)
+        return _take_point(run, obj, _T2, floats, ints, history, slack, n_rows, total_weight)
     else:  # _AT_CUR: the end of a SQUAREM cycle
         if bad or not _accept(history, slack, ints[I_HIST], obj, banks, _CUR, n_rows, total_weight):
             return _stop(ints, IRREGULAR)
@@ -1380,18 +1406,16 @@ def _after_trial(run, floats, ints, history, slack, n_rows, total_weight):
     if not tried:
         ints[I_AT], ints[I_PENDING] = _AT_T2, _T2
         return
-    _take_point(
-        run, floats[F_TRIAL], False, _TX, floats, ints, history, slack, n_rows, total_weight
-    )
+    _take_point(run, floats[F_TRIAL], _TX, floats, ints, history, slack, n_rows, total_weight)
 
 
 @_jit
-def _take_point(run, obj, bad, at, floats, ints, history, slack, n_rows, total_weight):
+def _take_point(run, obj, at, floats, ints, history, slack, n_rows, total_weight):
     """The cycle's accepted point (the extrapolated one, or theta2) into the history,
     then the stabilizing EM step from it (already made when the extrapolated point
     was tried), whose sweep comes next."""
     data, prior, mv, stats, base, centre, banks = run
-    if bad or not _accept(history, slack, ints[I_HIST], obj, banks, at, n_rows, total_weight):
+    if not _accept(history, slack, ints[I_HIST], obj, banks, at, n_rows, total_weight):
         return _stop(ints, IRREGULAR)
     ints[I_HIST] += 1
     floats[F_ACCEPTED] = obj
@@ -1586,7 +1610,7 @@ class CompiledProblem:
         #: The multivariate blocks (:func:`em_mvn_estimate`), None when there are none:
         #: the compiled loop then leaves out their code.
         self.mv = (mvn, mvn_prior) if mvns else None
-        weights = np.ones(n) if problem.weights is None else problem.weights
+        weights = np.ones(n) if problem.weights is None else _writable(problem.weights)
         known = (
             np.empty(0, dtype=np.int64) if problem.known is None else problem.known.astype(np.int64)
         )
@@ -1594,7 +1618,7 @@ class CompiledProblem:
         patterns = None if gauss or mvns else _patterns(group_codes, self.n_codes, known, K)
         if patterns is not None:  # few possible rows: each read once, weighted
             self.inverse, first = patterns
-            group_codes = np.ascontiguousarray(group_codes[first].T).T
+            group_codes = np.ascontiguousarray(group_codes[:, first])
             weights = np.bincount(self.inverse, weights=weights, minlength=len(first))
             known = known[first] if len(known) else known
             xt = np.empty((0, len(first)))
@@ -1669,7 +1693,7 @@ class CompiledProblem:
                 else:
                     banks[2][r, _CUR][:, cols] = params["mu"]
                     banks[3][r, _CUR][:, cols] = params["var"]
-        m = n if self.inverse is None else self.data[0].shape[0]  # rows, or patterns
+        m = self.data[0].shape[1]  # rows, or patterns
         resp, row_ll = np.empty((R, K, m)), np.empty((R, 2, m))
         history = np.empty((R, max_iter + 1))
         info = np.zeros((R, 4), dtype=np.int64)
@@ -1743,15 +1767,21 @@ class CompiledProblem:
 def _by_column(values: list, n: int) -> np.ndarray:
     """Blocks' values (each (n, d)) side by side, column by column: (sum of d, n), so
     that every sum over rows runs along contiguous memory (one block stored so, as a
-    frame's is, is taken as it is; none gives (0, n))."""
+    frame's is, is taken as it is unless read-only, a type the loop would be compiled
+    for apart; none gives (0, n))."""
     if len(values) == 1:
-        return np.ascontiguousarray(values[0].T, dtype=float)
+        return _writable(values[0].T)
     out = np.empty((sum(x.shape[1] for x in values), n))
     at = 0
     for x in values:
         out[at : at + x.shape[1]] = x.T
         at += x.shape[1]
     return out
+
+
+def _writable(values: np.ndarray) -> np.ndarray:
+    """``values`` as floats, C-ordered and writable (copied only when they are not)."""
+    return np.require(values, dtype=float, requirements=["C", "W"])
 
 
 def _merged_groups(units: list, max_codes: int, n: int) -> tuple:
@@ -1763,7 +1793,8 @@ def _merged_groups(units: list, max_codes: int, n: int) -> tuple:
     small group each: merged, a row reads one table entry per merged group instead of
     one per column. A group's code is mixed-radix over its columns, the first least
     significant, so group B after group A adds ``codes_B * n_codes_A`` to A's code.
-    ``codes`` (n, groups) holds each group's codes contiguously."""
+    ``codes`` (groups, n), C-ordered, holds each group's codes contiguously, in
+    :func:`_codes_dtype`'s type."""
     merged: list = []  # (columns, n_codes, [(codes, place)])
     for columns, n_codes, codes in units:
         if merged and merged[-1][1] * n_codes <= max_codes:
@@ -1772,30 +1803,39 @@ def _merged_groups(units: list, max_codes: int, n: int) -> tuple:
         else:
             merged.append((columns, n_codes, [(codes, 1)]))
     widest = max((m[1] for m in merged), default=1)
-    out = np.empty((len(merged), n), dtype=np.min_scalar_type(widest - 1)).T
+    out = np.empty((len(merged), n), dtype=_codes_dtype(widest))
     for g, (_, _, parts) in enumerate(merged):
         if len(parts) == 1:
-            out[:, g] = parts[0][0]
+            out[g] = parts[0][0]
             continue
         code = parts[0][0].astype(np.int64)
         for codes, place in parts[1:]:
             code += codes.astype(np.int64) * place
-        out[:, g] = code
+        out[g] = code
     bounds = np.concatenate([[0], np.cumsum([m[0] for m in merged])])
     offsets = np.concatenate([[0], np.cumsum([m[1] for m in merged])])
     return out, bounds, offsets[:-1], int(offsets[-1])
 
 
+def _codes_dtype(widest: int) -> np.dtype:
+    """The group codes' type in the compiled loop: 16 bits, or 32 for a column of more
+    than 65 536 categories. One type (and one layout, groups first, C-ordered) for
+    every problem, so the loop is compiled once, not once per type and layout (each
+    compilation takes tens of seconds); 16 bits, not 8, because the groups of a large
+    data set have thousands of codes."""
+    return np.dtype(np.uint16 if widest <= 1 << 16 else np.uint32)
+
+
 def _patterns(codes: np.ndarray, n_codes: int, known: np.ndarray, n_components: int):
-    """``(inverse, first)``: every row's pattern (its group codes, and its known
-    component if any) and the first row of every pattern, when the rows can take at
-    most half as many patterns as there are rows (the pattern's key then fits a
-    count of every possible key); else None. The loop then reads each pattern once,
-    with the rows' summed weight: the same sums, fewer terms."""
-    n = codes.shape[0]
+    """``(inverse, first)``: every row's pattern (its group codes ``codes`` (groups,
+    n), and its known component if any) and the first row of every pattern, when the
+    rows can take at most half as many patterns as there are rows (the pattern's key
+    then fits a count of every possible key); else None. The loop then reads each
+    pattern once, with the rows' summed weight: the same sums, fewer terms."""
+    n = codes.shape[1]
     span = 1
-    for g in range(codes.shape[1]):
-        span *= int(codes[:, g].max()) + 1 if n else 1
+    for g in range(codes.shape[0]):
+        span *= int(codes[g].max()) + 1 if n else 1
         if span > n // 2:
             return None
     labels = n_components + 1 if len(known) else 1
@@ -1803,9 +1843,9 @@ def _patterns(codes: np.ndarray, n_codes: int, known: np.ndarray, n_components: 
         return None
     key = np.zeros(n, dtype=np.int64)
     place = 1
-    for g in range(codes.shape[1]):
-        key += codes[:, g].astype(np.int64) * place
-        place *= int(codes[:, g].max()) + 1
+    for g in range(codes.shape[0]):
+        key += codes[g].astype(np.int64) * place
+        place *= int(codes[g].max()) + 1
     if len(known):
         key += (known + 1) * place
     present = np.bincount(key, minlength=span * labels) > 0

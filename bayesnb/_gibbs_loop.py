@@ -28,7 +28,7 @@ import numpy as np
 
 from bayesnb import _compiled
 from bayesnb._compiled import _jit
-from bayesnb._em_loop import exp_in_place
+from bayesnb._em_loop import _writable, exp_in_place
 from bayesnb.families.base import fused_groups, joined
 
 #: Sweeps per call of the compiled loop: the progress bar advances between calls.
@@ -93,7 +93,7 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
     chains, n_comp = clp.shape
     width = chains * n_comp
     n, m, d = len(weights), scores.shape[0], xt.shape[0]
-    n_groups = codes.shape[1]
+    n_groups = codes.shape[0]
     for sweep in range(first, stop):
         # z | theta: every pattern's score under every chain's components
         if n_groups:
@@ -106,7 +106,7 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
             for k in range(width):
                 scores[p, k] = 0.0
             for g in range(n_groups):
-                b = offsets[g] + codes[p, g]
+                b = offsets[g] + codes[g, p]
                 for k in range(width):
                     scores[p, k] += table[b, k]
             for j in range(d):
@@ -148,7 +148,7 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
                     z[i, c] = zz
                     class_counts[base + zz] += w
                     for g in range(n_groups):
-                        hist[offsets[g] + codes[p, g], base + zz] += w
+                        hist[offsets[g] + codes[g, p], base + zz] += w
         if counts.shape[1]:
             counts[:] = 0.0
             _compiled.group_margins(hist, offsets, bounds, sizes, segments, counts)
@@ -285,7 +285,7 @@ class CompiledGibbs:
         )
         n = problem.n
         inverse = np.arange(n) if compiled.inverse is None else compiled.inverse
-        weights = np.ones(n) if problem.weights is None else np.asarray(problem.weights, float)
+        weights = np.ones(n) if problem.weights is None else _writable(problem.weights)
         known = np.full(n, -1) if problem.known is None else problem.known
         self.rows = (inverse.astype(np.int64), weights, np.asarray(known, dtype=np.int64))
 
@@ -306,7 +306,7 @@ class CompiledGibbs:
                 mu[:, cols], var[:, cols] = params[i]["mu"], params[i]["var"]
         state = (np.array(class_log_prob, dtype=float), logp, mu, var)
         codes, n_codes = compiled.data[0], compiled.n_codes
-        n, m = problem.n, codes.shape[0] if codes.shape[1] else compiled.data[5].shape[1]
+        n, m = problem.n, codes.shape[1]
         work = (
             np.empty((n_codes, width)),
             np.empty((n_codes, width)),

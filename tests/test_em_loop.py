@@ -248,7 +248,7 @@ def test_rows_read_as_patterns(monkeypatch):
     X = _few_patterns()
     problem = mixture._Problem(bnb.NaiveBayes(bnb.Categorical()), Table(X), [0, 1, 2], None, None)
     compiled = problem.compiled
-    n_patterns = compiled.data[0].shape[0]
+    n_patterns = compiled.data[0].shape[1]  # (groups, patterns)
     expected = len(X.drop_duplicates())
     assert compiled.inverse is not None and n_patterns == expected
     np.testing.assert_array_equal(compiled.data[6], np.bincount(compiled.inverse))
@@ -260,6 +260,39 @@ def test_rows_read_as_patterns(monkeypatch):
     np.testing.assert_array_equal(
         fit.responsibilities[rows], fit.responsibilities[[first[g] for g in groups[rows]]]
     )
+
+
+def test_one_type_of_loop_data_for_every_input():
+    """The loop's data and constants have one compiled type whatever the input: a
+    frame's categorical columns, one integer column, a table whose groups need more
+    than 8 bits, few patterns, booleans beside floats, read-only values and weights.
+    Every other type would compile the whole loop again (about 30 s each)."""
+    import numba
+
+    from bayesnb._data import Table
+
+    rng = np.random.default_rng(5)
+    faithful = bnb.datasets.old_faithful().to_numpy().copy()
+    faithful.flags.writeable = False
+    weights = rng.uniform(0.5, 2.0, len(faithful))
+    weights.flags.writeable = False
+    cases = [
+        (bnb.NaiveBayes(), _votes(), None),
+        (bnb.NaiveBayes(bnb.Categorical()), rng.integers(0, 3, (1000, 1)), None),
+        (bnb.NaiveBayes(bnb.Bernoulli()), rng.random((4000, 16)) < 0.5, None),
+        (bnb.NaiveBayes(bnb.Categorical()), _few_patterns(), None),
+        (bnb.NaiveBayes(), _mixed()[0], None),
+        (bnb.NaiveBayes(bnb.Gaussian()), faithful, weights),
+    ]
+    types, widest = [], []
+    for model, X, w in cases:
+        problem = mixture._Problem(model, Table(X), [0, 1], None, None, sample_weight=w)
+        compiled = problem.compiled
+        assert compiled is not None and compiled.mv is None
+        types.append(numba.typeof((compiled.data, compiled.prior)))
+        widest.append(np.diff(np.append(compiled.data[1], compiled.n_codes)).max(initial=0))
+    assert widest[0] <= 256 < widest[2]  # codes of 8 bits, and of 16 (3^6 = 729)
+    assert all(t == types[0] for t in types), [str(t) for t in types]
 
 
 def test_a_frames_columns_share_the_loops_groups():
@@ -278,7 +311,7 @@ def test_a_frames_columns_share_the_loops_groups():
     np.testing.assert_array_equal(offsets, [0, 81, 162, 243])
     np.testing.assert_array_equal(sizes, [2] * 16)
     for j, column in enumerate(votes.columns):  # digit j % 4 of group j // 4, base 3
-        digit = codes[:, j // 4].astype(int) // 3 ** (j % 4) % 3
+        digit = codes[j // 4].astype(int) // 3 ** (j % 4) % 3
         expected = votes[column].map({"n": 1, "y": 2}).fillna(0).to_numpy(int)
         np.testing.assert_array_equal(digit, expected, err_msg=column)
 
