@@ -941,6 +941,20 @@ _COLUMN_ENTRIES = 1 << 18
 _ONE_PASS_RATIO = 16.0
 
 
+def read_only(values: np.ndarray) -> np.ndarray:
+    """A read-only view of ``values``, not a copy. An input passed so has one compiled
+    type whether the caller's array is writable or not (pandas hands out read-only
+    ones): the compiler types the two apart, and compiles a function for each."""
+    view = values.view()
+    view.flags.writeable = False
+    return view
+
+
+#: :func:`_column_block_sums`'s passes (its ``into``), NumPy integers: called with a
+#: Python int literal, a function is compiled once per literal.
+_PASS_1, _PASS_2 = np.int64(1), np.int64(3)
+
+
 @_jit
 def dense_moments(x, columns, labels, weights, resp, masked, n_out, mean_out, ss_out):
     """Fill ``n_out``, ``mean_out`` and ``ss_out`` (K, d), zero on entry, with the
@@ -1015,7 +1029,7 @@ def dense_moments(x, columns, labels, weights, resp, masked, n_out, mean_out, ss
         acc[:] = 0.0
         if by_column:
             _column_block_sums(
-                columns, start, stop, label, weight, soft, centre, soft_k, lab, acc, masked, 1
+                columns, start, stop, label, weight, soft, centre, soft_k, lab, acc, masked, _PASS_1
             )
         elif not by_row:  # soft responsibilities: column by column, vectorized
             _soft_block_sums(x, start, stop, resp, centre, cols, soft_k, acc, masked)
@@ -1057,7 +1071,18 @@ def dense_moments(x, columns, labels, weights, resp, masked, n_out, mean_out, ss
                     for j in range(d):
                         shifted[k, j] = centre[k, j] + means[k, j]
                 _column_block_sums(
-                    columns, start, stop, label, weight, soft, shifted, soft_k, lab, acc, masked, 3
+                    columns,
+                    start,
+                    stop,
+                    label,
+                    weight,
+                    soft,
+                    shifted,
+                    soft_k,
+                    lab,
+                    acc,
+                    masked,
+                    _PASS_2,
                 )
             else:
                 for r in range(m):

@@ -506,6 +506,48 @@ def test_category_frame_codes_score_like_the_array(n_categories):
     np.testing.assert_allclose(p, np.exp(by_frame.class_log_prob)[None].repeat(2, 0), rtol=1e-12)
 
 
+def test_gaussian_moments_take_one_compiled_type_of_data(monkeypatch):
+    """Writable or read-only, C-ordered, column-major or strided, the values (and the
+    weights) reach the compiled moments as one type (each type would compile the read
+    again, about 8 s), and give numpy's counts, means and sums of squares."""
+    import numba
+
+    from bayesnb import _compiled
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(5.0, 2.0, size=(300, 6))
+    y = rng.integers(0, 2, 300)
+    ro = x.copy()
+    ro.flags.writeable = False
+    ro_f = np.asfortranarray(x)
+    ro_f.flags.writeable = False
+    weights = rng.uniform(0.5, 2.0, 300)
+    ro_w = weights.copy()
+    ro_w.flags.writeable = False
+    inputs = [x, ro, np.asfortranarray(x), ro_f, np.repeat(x, 2, axis=1)[:, ::2]]
+    seen = []
+    bnb.Gaussian().bind("X", ["x"], x[:, :1]).count(x[:, :1], families.Labels(y, 2))
+    compiled = _compiled.dense_moments  # (the dispatcher, once a call has loaded it)
+
+    def spy(rows, columns, labels, w, *rest):
+        seen.append(numba.typeof((rows, columns, w)))
+        return compiled(rows, columns, labels, w, *rest)
+
+    monkeypatch.setattr(_compiled, "dense_moments", spy)
+    for w in (weights, ro_w):
+        for values in inputs:
+            block = bnb.Gaussian().bind("X", [f"x{j}" for j in range(6)], values)
+            got = block.count(values, families.Labels(y, 2, w))
+            for k in range(2):
+                wk, v = w[y == k], x[y == k]
+                mean = wk @ v / wk.sum()
+                np.testing.assert_allclose(got["n"][k], wk.sum(), rtol=1e-13)
+                np.testing.assert_allclose(got["mean"][k], mean, rtol=1e-13)
+                np.testing.assert_allclose(got["ss"][k], wk @ (v - mean) ** 2, rtol=1e-12)
+    # every binding's pooled moments (unweighted) and every count (weighted): two types
+    assert len(seen) == 20 and len(set(seen)) == 2, [str(t) for t in set(seen)]
+
+
 @pytest.mark.parametrize("missing", [False, True])
 @pytest.mark.parametrize("rows", ["labels", "one-hot", "soft"])
 @pytest.mark.parametrize("unit", [False, True])

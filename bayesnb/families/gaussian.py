@@ -524,9 +524,21 @@ def _moments(x: np.ndarray, args: tuple, n_comp: int, masked: bool) -> dict:
     n, mean, ss = (np.zeros((n_comp, x.shape[1])) for _ in range(3))
     # data stored column by column (a DataFrame's block) is read that way, as x.T
     by_column = len(x) > 1 and x.shape[1] > 1 and x.T.flags.c_contiguous
-    rows, columns = (x[:0], x.T) if by_column else (x, x[:0].T)
+    rows = np.empty((0, x.shape[1])) if by_column else np.ascontiguousarray(x, dtype=float)
+    columns = x.T if by_column else np.empty((x.shape[1], 0))
+    labels, weights, resp = args
     with np.errstate(invalid="ignore", over="ignore"):
-        _compiled.dense_moments(rows, columns, *args, masked, n, mean, ss)
+        _compiled.dense_moments(
+            _compiled.read_only(rows),
+            _compiled.read_only(columns),
+            labels,
+            None if weights is None else _compiled.read_only(weights),
+            resp,
+            masked,
+            n,
+            mean,
+            ss,
+        )
     return {"n": n, "mean": mean, "ss": ss}
 
 
