@@ -30,8 +30,8 @@ exponentials come from :func:`exp_in_place`, which the compiler vectorizes.
 
 The loop is compiled once (about 30 s, then cached) for every problem without
 multivariate blocks, and once more for those with them: its data has one type
-whatever the input's (16-bit group codes laid out groups first, writable values;
-:func:`_codes_dtype`, :func:`_writable`), and the slots it passes between its
+whatever the input's (16-bit group codes laid out groups first, every array a
+read-only view; :func:`_codes_dtype`, :func:`read_only_arrays`), and the slots it passes between its
 functions are NumPy integers, not literals, each of which would compile the callee
 again.
 
@@ -1609,8 +1609,8 @@ class CompiledProblem:
         self.mvn_width = (cols[-1], sq[-1])
         #: The multivariate blocks (:func:`em_mvn_estimate`), None when there are none:
         #: the compiled loop then leaves out their code.
-        self.mv = (mvn, mvn_prior) if mvns else None
-        weights = np.ones(n) if problem.weights is None else _writable(problem.weights)
+        self.mv = read_only_arrays((mvn, mvn_prior)) if mvns else None
+        weights = np.ones(n) if problem.weights is None else problem.weights
         known = (
             np.empty(0, dtype=np.int64) if problem.known is None else problem.known.astype(np.int64)
         )
@@ -1627,16 +1627,18 @@ class CompiledProblem:
             return _concat([getattr(k, name) for _, k in gauss], K)
 
         index = np.asarray
-        self.data = (
-            group_codes,
-            index(offsets, dtype=np.int64),
-            index(bounds, dtype=np.int64),
-            index(sizes, dtype=np.int64),
-            index(segments, dtype=np.int64),
-            xt,
-            weights,
-            known,
-            problem.weights is None and self.inverse is None,  # every weight 1
+        self.data = read_only_arrays(
+            (
+                group_codes,
+                index(offsets, dtype=np.int64),
+                index(bounds, dtype=np.int64),
+                index(sizes, dtype=np.int64),
+                index(segments, dtype=np.int64),
+                xt,
+                weights,
+                known,
+                problem.weights is None and self.inverse is None,  # every weight 1
+            )
         )
         # the component weights' estimate and prior term
         alpha = np.broadcast_to(problem.class_prior.with_categories(K).alpha, (K,)).astype(float)
@@ -1767,10 +1769,9 @@ class CompiledProblem:
 def _by_column(values: list, n: int) -> np.ndarray:
     """Blocks' values (each (n, d)) side by side, column by column: (sum of d, n), so
     that every sum over rows runs along contiguous memory (one block stored so, as a
-    frame's is, is taken as it is unless read-only, a type the loop would be compiled
-    for apart; none gives (0, n))."""
+    frame's is, is taken as it is; none gives (0, n))."""
     if len(values) == 1:
-        return _writable(values[0].T)
+        return np.ascontiguousarray(values[0].T, dtype=float)
     out = np.empty((sum(x.shape[1] for x in values), n))
     at = 0
     for x in values:
@@ -1779,9 +1780,16 @@ def _by_column(values: list, n: int) -> np.ndarray:
     return out
 
 
-def _writable(values: np.ndarray) -> np.ndarray:
-    """``values`` as floats, C-ordered and writable (copied only when they are not)."""
-    return np.require(values, dtype=float, requirements=["C", "W"])
+def read_only_arrays(values: tuple) -> tuple:
+    """``values`` with every array (in nested tuples too) a read-only view
+    (:func:`bayesnb._compiled.read_only`): the loop's inputs then have one compiled
+    type whether the caller's arrays were writable or not."""
+    return tuple(
+        read_only_arrays(v) if isinstance(v, tuple)
+        else _compiled.read_only(v) if isinstance(v, np.ndarray)
+        else v
+        for v in values
+    )  # fmt: skip
 
 
 def _merged_groups(units: list, max_codes: int, n: int) -> tuple:

@@ -28,7 +28,7 @@ import numpy as np
 
 from bayesnb import _compiled
 from bayesnb._compiled import _jit
-from bayesnb._em_loop import _writable, exp_in_place
+from bayesnb._em_loop import exp_in_place, read_only_arrays
 from bayesnb.families.base import fused_groups, joined
 
 #: Sweeps per call of the compiled loop: the progress bar advances between calls.
@@ -285,9 +285,15 @@ class CompiledGibbs:
         )
         n = problem.n
         inverse = np.arange(n) if compiled.inverse is None else compiled.inverse
-        weights = np.ones(n) if problem.weights is None else _writable(problem.weights)
+        weights = np.ones(n) if problem.weights is None else problem.weights
         known = np.full(n, -1) if problem.known is None else problem.known
-        self.rows = (inverse.astype(np.int64), weights, np.asarray(known, dtype=np.int64))
+        self.rows = read_only_arrays(
+            (
+                inverse.astype(np.int64),
+                np.asarray(weights, dtype=float),
+                np.asarray(known, dtype=np.int64),
+            )
+        )
 
     def sample(self, class_log_prob, params: list, draws: int, tune: int, rng, advance):
         """``(class_log_prob (chains, draws, K), block_params)``: ``draws`` kept sweeps
