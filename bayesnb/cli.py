@@ -250,6 +250,11 @@ def write_demo(out: Path, random_state: int = 0, quiet: bool = False) -> Path:
         if not quiet:
             typer.echo(text)
 
+    say(
+        f"bayesnb demo: writing {out}/ (about 15 s; the first run in a fresh environment "
+        "also compiles the package's loops, about a minute and a half more on 2 cores)"
+    )
+
     def save_table(table: pd.DataFrame, name: str) -> str:
         table.to_csv(out / f"{name}.csv")
         flat = table.reset_index()
