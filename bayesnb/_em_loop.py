@@ -813,7 +813,8 @@ N_SLOTS = 6
 def _copy(banks, src, dst):
     """Slot ``src`` of every bank copied to slot ``dst``, by one loop over each bank's
     values (assigning ``bank[dst] = bank[src]`` compiles into a broadcasting loop per
-    bank: seconds of compile time, for a copy)."""
+    bank: seconds of compile time, for a copy). One call per bank: the banks are
+    arrays of two ranks, a tuple compiled code cannot index by a variable."""
     _copy_slot(_slots(banks[0]), src, dst)
     _copy_slot(_slots(banks[1]), src, dst)
     _copy_slot(_slots(banks[2]), src, dst)
