@@ -8,13 +8,18 @@ data sets latent-class work runs with many restarts, that is the whole cost. Her
 family supplies its compiled pieces instead (:meth:`bayesnb.families.Family.em_kernel`)
 and the loop runs over them all, Python touching it only at the start and the end.
 
-Three kinds of block take part, each gathered over every block of its kind:
+Four kinds of block take part, each gathered over every block of its kind:
 
 * **discrete blocks** (Bernoulli, Categorical, Binned) as group codes (see
   :mod:`bayesnb._compiled`): one table of summed log-probabilities per group, read once
   per row and component in the E-step, and one weighted histogram per group in the
   same pass, whose margins are the expected counts. Their parameters lie flat,
   ``logp`` (K, S), every column's categories at ``segments[j]``;
+* **word counts** (Multinomial blocks) as one CSR matrix of every block's counts,
+  their words laid after the discrete categories on ``logp``, each block one variable:
+  a row adds its counts times a table of the words' log-probabilities (words by
+  components) in the E-step, and its counts times its weighted responsibilities to
+  a histogram of the same shape, which is the words' expected counts;
 * **diagonal Gaussian blocks** as one dense matrix stored column by column (d, n), so
   that every sum over rows runs along contiguous memory; a missing value (NaN) is
   left out of both steps. The M-step is the Normal-Inverse-Gamma mode (MAP-EM);
@@ -155,10 +160,12 @@ def em_sweep(
     them. ``data`` is :attr:`CompiledProblem.data`, its Gaussian values column by
     column, ``xt`` (d, n), so every sum runs along contiguous memory.
     """
-    codes, offsets, bounds, sizes, segments, xt, weights, known, unit = data
+    codes, offsets, bounds, sizes, segments, xt, weights, known, unit = data[:9]
+    w_ptr, w_idx, w_val, w_start, n_words = data[9:]
     table, hist, g_n, g_s1, g_s2, class_counts, scores, inv_sd, const = scratch[:9]
     tops, lls, accs, bits, byrow, no_labels, products, factors = scratch[9:17]
-    m_chol, m_const, m_centre, m_s1, m_cross, m_z = scratch[17:]
+    m_chol, m_const, m_centre, m_s1, m_cross, m_z = scratch[17:23]
+    w_table, w_hist = scratch[23:]
     width = clp.shape[0]
     n_batch = width // n_comp
     write = n_batch == 1
@@ -169,6 +176,11 @@ def em_sweep(
     if n_groups:
         _compiled.group_tables(logp, offsets, bounds, sizes, segments, table)
         hist[:] = 0.0
+    for c in range(n_words):  # every word's log-probabilities, components side by side
+        for k in range(width):
+            w_table[c, k] = logp[k, w_start + c]
+    w_hist[:] = 0.0
+    tabled = n_groups > 0 or n_words > 0  # scores summed row by row in ``byrow``
     for k in range(width):
         for j in range(d):
             inv_sd[k, j] = 1.0 / math.sqrt(var[k, j])
@@ -187,14 +199,16 @@ def em_sweep(
     for start in range(0, n, rows):
         stop = min(n, start + rows)
         m = stop - start
-        if n_groups:  # each row reads B K adjacent entries per group: summed row by row
+        if tabled:  # each row reads B K adjacent entries per group: summed row by row
             byrow[:m] = 0.0
             for g in range(n_groups):
                 _compiled._lookup_codes(codes[g, start:stop], offsets[g], m, table, byrow)
+            if n_words:  # and per word it holds, times its count
+                _word_scores(w_ptr, w_idx, w_val, start, m, w_table, byrow)
         for k in range(width):
             c = clp[k]
             for r in range(m):
-                scores[k, r] = c + byrow[r, k] if n_groups else c
+                scores[k, r] = c + byrow[r, k] if tabled else c
         if d:
             for k in range(width):
                 s = scores[k]
@@ -292,7 +306,7 @@ def em_sweep(
             for r in range(m):
                 acc += scores[k, r]
             class_counts[k] += acc
-        if n_groups:
+        if tabled:
             for r in range(m):
                 for k in range(width):
                     byrow[r, k] = scores[k, r]
@@ -300,6 +314,8 @@ def em_sweep(
                 _compiled._count_codes(
                     codes[g, start:stop], offsets[g], m, no_labels, no_weights, byrow, hist
                 )
+            if n_words:
+                _word_counts(w_ptr, w_idx, w_val, start, m, byrow, w_hist)
         for k in range(width):
             for j in range(d):  # deviations from the swept means, a missing value left out
                 s0, s1, s2 = _compiled._column_sums(xt[j][start:stop], scores[k], m, mu[k, j], True)
@@ -310,6 +326,33 @@ def em_sweep(
             em_mvn_sums(mv[0], m_centre, start, m, scores, m_z, m_s1, m_cross)
     for b in range(n_batch):
         totals[b] += math.log(products[b])
+
+
+@_compiled._inline
+def _word_scores(ptr, idx, val, start, m, table, acc):
+    """Add ``count * table[word]`` (K entries, adjacent) to ``acc[r]`` for every word
+    of the block's ``m`` rows from ``start`` on (CSR ``ptr``, ``idx``, ``val``). A
+    stored count of 0 adds nothing, even where the word's log-probability is -inf."""
+    for r in range(m):
+        for j in range(ptr[start + r], ptr[start + r + 1]):
+            v = val[j]
+            if v != 0.0:
+                c = idx[j]
+                for k in range(table.shape[1]):
+                    acc[r, k] += v * table[c, k]
+
+
+@_compiled._inline
+def _word_counts(ptr, idx, val, start, m, soft, hist):
+    """Add ``count * soft[r]`` to ``hist[word]`` for every word of the block's ``m``
+    rows from ``start`` on: the words' expected counts by component."""
+    for r in range(m):
+        for j in range(ptr[start + r], ptr[start + r + 1]):
+            v = val[j]
+            if v != 0.0:
+                c = idx[j]
+                for k in range(hist.shape[1]):
+                    hist[c, k] += v * soft[r, k]
 
 
 # -- the M-step -------------------------------------------------------------------------
@@ -328,7 +371,7 @@ def em_estimate(data, prior, mv, stats, base, centre, banks, out):
     estimates are then left unfinished); 2 where a Gaussian component's deviation
     lies below the spacing of floats at its mean. The statistics and estimates go to
     slot ``out`` of ``banks`` (the restart's)."""
-    _codes, _offsets, _bounds, sizes, segments, _x, _weights, _known, _unit = data
+    sizes, segments = data[3], data[4]
     disc_add, _coef, class_add, _ccoef, _const, mu0, kappa0, alpha0, beta0, _gp, strict = prior
     all_counts, class_counts, g_n, g_s1, g_s2, m_s1, m_cross, m_centre = stats
     clp, logp, mu, var = banks[0][out], banks[1][out], banks[2][out], banks[3][out]
@@ -1075,7 +1118,8 @@ def em_run(
     :data:`MAX_ITER` or :data:`IRREGULAR`). ``banks[i]``, ``resp``, ``row_ll``,
     ``history`` and ``info`` have one row per restart.
     """
-    _codes, offsets, bounds, sizes, segments, xt, _weights, _known, _unit = data
+    offsets, bounds, sizes, segments, xt = data[1:6]
+    w_start, n_words = data[12], data[13]
     n_runs, _, n_comp = banks[0].shape
     width_all = n_runs * n_comp
     n_codes = np.int64(0)  # (a literal 0 would type one call of _views apart)
@@ -1097,7 +1141,7 @@ def em_run(
     bufs = (
         np.empty((2, n_codes * width_all)),  # the groups' tables and histograms
         np.empty(width_all * _ROWS),  # scores
-        np.empty(_ROWS * width_all if n_codes else 0),  # the discrete scores, row by row
+        np.empty(_ROWS * width_all if n_codes + n_words else 0),  # scores row by row
         np.empty((5, width_all * d)),  # the Gaussian sums, 1 / sd and constants
         np.empty(width_all),  # class counts
         np.empty((3, _ROWS)),  # every row's top score, log-likelihood and sum
@@ -1111,6 +1155,7 @@ def em_run(
         np.empty((2, width_all * d_mv)),
         np.empty(width_all * n_sq),
         np.empty(_ROWS * d_max),
+        np.empty((2, n_words * width_all)),  # the words' table and histogram
     )
     counts_buf = np.empty(width_all * n_flat)
     clp_b, lp_buf = np.empty(width_all), np.empty(width_all * n_flat)
@@ -1153,7 +1198,7 @@ def em_run(
                 var_w[b * n_comp + k] = banks[3][r, s, k]
                 mv_mu_w[b * n_comp + k] = banks[9][r, s, k]
                 mv_cov_w[b * n_comp + k] = banks[10][r, s, k]
-        scratch = _views(bufs, n_codes, width, _ROWS, d, m_sizes)
+        scratch = _views(bufs, n_codes, n_words, width, _ROWS, d, m_sizes)
         single = batch[0]
         em_sweep(
             data,
@@ -1175,6 +1220,10 @@ def em_run(
         if n_flat:
             counts[:] = 0.0
             _compiled.group_margins(scratch[1], offsets, bounds, sizes, segments, counts)
+            w_hist = scratch[24]
+            for c in range(n_words):
+                for k in range(width):
+                    counts[k, w_start + c] = w_hist[c, k]
         m_sums = (scratch[20], scratch[21], scratch[19])  # the multivariate sums, centres
         stats = (counts, scratch[5], scratch[2], scratch[3], scratch[4], *m_sums)
         for b in range(n_batch):
@@ -1229,7 +1278,7 @@ def em_run(
         lls[r] = floats[r, F_LL]
         if outcome != IRREGULAR and not ints[r, I_FRESH]:  # its last sweep, again
             rb = (banks[0][r], banks[1][r], banks[2][r], banks[3][r], banks[9][r], banks[10][r])
-            scratch = _views(bufs, n_codes, n_comp, _ROWS, d, m_sizes)
+            scratch = _views(bufs, n_codes, n_words, n_comp, _ROWS, d, m_sizes)
             em_sweep(
                 data,
                 mv,
@@ -1250,12 +1299,13 @@ def em_run(
 
 
 @_jit
-def _views(bufs, n_codes, width, rows, d, m_sizes):
+def _views(bufs, n_codes, n_words, width, rows, d, m_sizes):
     """:func:`em_sweep`'s scratch for a batch ``width`` components wide, scored
     ``rows`` rows at a time: prefixes of :func:`em_run`'s buffers ``bufs``."""
     codes_buf, scores, byrow, gauss, class_counts, per_row, bits, no_labels = bufs[:8]
     products, factors = bufs[8:10]
-    m_chol, m_const, m_vectors, m_cross, m_z = bufs[10:]
+    m_chol, m_const, m_vectors, m_cross, m_z, words = bufs[10:]
+    by_row = rows if n_codes + n_words else 0
     n_mvn, d_mv, n_sq, n_tri = m_sizes
     return (
         codes_buf[0][: n_codes * width].reshape((n_codes, width)),
@@ -1271,7 +1321,7 @@ def _views(bufs, n_codes, width, rows, d, m_sizes):
         per_row[1],
         per_row[2],
         bits,
-        byrow[: rows * width if n_codes else 0].reshape((rows if n_codes else 0, width)),
+        byrow[: by_row * width].reshape((by_row, width)),
         no_labels,
         products,
         factors,
@@ -1281,6 +1331,8 @@ def _views(bufs, n_codes, width, rows, d, m_sizes):
         m_vectors[1][: width * d_mv].reshape((width, d_mv)),  # the sums
         m_cross[: width * n_sq].reshape((width, n_sq)),
         m_z.reshape((-1, rows)),
+        words[0][: n_words * width].reshape((n_words, width)),
+        words[1][: n_words * width].reshape((n_words, width)),
     )
 
 
@@ -1465,6 +1517,19 @@ class DiscreteKernel(NamedTuple):
     shape: tuple
 
 
+class CountsKernel(NamedTuple):
+    """A block of word counts' part (:class:`~bayesnb.families.Multinomial`): its counts
+    as a CSR matrix (n, V), checked, and the Dirichlet terms of its estimate over the
+    V words (:class:`DiscreteKernel`'s ``add``, ``coef``, ``const``), its parameters
+    (K, V)."""
+
+    counts: object
+    add: np.ndarray
+    coef: np.ndarray
+    const: float
+    shape: tuple
+
+
 class GaussianKernel(NamedTuple):
     """A diagonal Gaussian block's part: its values (n, d) and the resolved
     Normal-Inverse-Gamma prior, each parameter (K, d); MAP-EM."""
@@ -1568,6 +1633,20 @@ class CompiledProblem:
             self.parts.append((i, "discrete", slice(flat_at, flat_at + width), kernel.shape))
             flat_at += width
         group_codes, bounds, offsets, self.n_codes = _merged_groups(units, max_codes, n)
+        # the word counts after the discrete blocks' categories, one variable each
+        words = [(i, k) for i, k in enumerate(kernels) if isinstance(k, CountsKernel)]
+        w_start = flat_at
+        for i, kernel in words:
+            n_words = kernel.shape[1]
+            sizes.append(n_words)
+            segments.append(flat_at)
+            adds.append(kernel.add)
+            coefs.append(kernel.coef)
+            const += kernel.const
+            self.parts.append((i, "counts", slice(flat_at, flat_at + n_words), kernel.shape))
+            flat_at += n_words
+        counts = _word_rows([kernel.counts for _, kernel in words], n)
+        self.n_words = flat_at - w_start
         gauss = [(i, k) for i, k in enumerate(kernels) if isinstance(k, GaussianKernel)]
         d_at = 0
         for i, kernel in gauss:
@@ -1616,7 +1695,9 @@ class CompiledProblem:
             np.empty(0, dtype=np.int64) if problem.known is None else problem.known.astype(np.int64)
         )
         self.inverse = None  # every row's pattern, when the loop reads patterns
-        patterns = None if gauss or mvns else _patterns(group_codes, self.n_codes, known, K)
+        patterns = (
+            None if gauss or mvns or words else _patterns(group_codes, self.n_codes, known, K)
+        )
         if patterns is not None:  # few possible rows: each read once, weighted
             self.inverse, first = patterns
             group_codes = np.ascontiguousarray(group_codes[:, first])
@@ -1639,6 +1720,11 @@ class CompiledProblem:
                 weights,
                 known,
                 problem.weights is None and self.inverse is None,  # every weight 1
+                counts.indptr.astype(np.int64),
+                counts.indices.astype(np.int64),
+                counts.data,
+                w_start,
+                self.n_words,
             )
         )
         # the component weights' estimate and prior term
@@ -1688,7 +1774,7 @@ class CompiledProblem:
             banks[0][r, _CUR] = state.class_log_prob
             for i, kind, cols, _ in self.parts:
                 params = state.block_params[i]
-                if kind == "discrete":
+                if kind in ("discrete", "counts"):
                     banks[1][r, _CUR][:, cols] = np.reshape(params["log_prob"], (K, -1))
                 elif kind == "mvn":
                     banks[9][r, _CUR][:, cols[0]] = params["mu"]
@@ -1746,7 +1832,7 @@ class CompiledProblem:
         the last bits of the logarithms."""
         stats: list = [None] * len(self.problem.blocks)
         for i, kind, cols, shape in self.parts:
-            if kind == "discrete":
+            if kind in ("discrete", "counts"):
                 stats[i] = {"counts": banks[4][_CUR][:, cols].reshape(shape).copy()}
             elif kind == "mvn":
                 K, d, covariance = shape
@@ -1779,6 +1865,16 @@ def _by_column(values: list, n: int) -> np.ndarray:
         out[at : at + x.shape[1]] = x.T
         at += x.shape[1]
     return out
+
+
+def _word_rows(counts: list, n: int):
+    """The blocks' word counts side by side, one CSR matrix (n, total words) of
+    float counts (none: no words)."""
+    from scipy import sparse
+
+    if not counts:
+        return sparse.csr_array((n, 0))
+    return sparse.csr_array(sparse.hstack(counts, format="csr"), dtype=float)
 
 
 def read_only_arrays(values: tuple) -> tuple:

@@ -82,7 +82,7 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
     S), ``mu`` and ``var`` (chains K, d). ``out``: the kept draws of each, (chains,
     draws, K, ...).
     """
-    codes, offsets, bounds, sizes, segments, xt, _w, _known, _unit = data
+    codes, offsets, bounds, sizes, segments, xt, _w, _known, _unit = data[:9]
     inverse, weights, known = rows
     conc, class_alpha, mu0, kappa0, alpha0, beta0 = prior
     kinds, starts, index = order
@@ -244,9 +244,10 @@ class CompiledGibbs:
     @staticmethod
     def covers(problem) -> bool:
         """Whether the compiled sweep draws every block of ``problem``: its EM runs
-        in the compiled loop, without a multivariate Gaussian block (the sweep has no
-        Normal-Inverse-Wishart draws)."""
-        return problem.compiled is not None and problem.compiled.mv is None
+        in the compiled loop, without a multivariate Gaussian block or word counts
+        (the sweep has no Normal-Inverse-Wishart draws, and reads no words)."""
+        compiled = problem.compiled
+        return compiled is not None and compiled.mv is None and not compiled.n_words
 
     def __init__(self, problem):
         compiled = problem.compiled

@@ -31,7 +31,8 @@ It then prints the fixed cost per iteration on a 100-row data set, for gss82 and
 20k x 20 the wall time of 20 restarts over that of one, the seconds per iteration of
 Gaussian mixtures with joint covariances (``MultivariateGaussian``, each covariance
 type, Old Faithful as a frame, K = 3) in the compiled loop and in the Python engine
-measured in the same run, and the Gibbs sampler's
+measured in the same run, the same for word counts (``Multinomial``, CSR rows of
+planted topics, three sizes), and the Gibbs sampler's
 seconds per sweep (4 chains, from the EM fit) in the compiled loop and in the Python
 sweep, on house votes 84 (K = 2) and 20k x 20 binary (K = 4).
 
@@ -87,6 +88,16 @@ def binary(n: int, d: int, k: int, seed: int) -> np.ndarray:
     theta = rng.uniform(0.2, 0.8, (k, d))
     z = rng.integers(0, k, n)
     return rng.random((n, d)) < theta[z]
+
+
+def word_counts(n: int, words: int, length: int, k: int, seed: int):
+    """CSR word counts of documents of ``length`` words from ``k`` planted topics."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(seed)
+    topics = 0.3 * rng.dirichlet(np.full(words, 0.1), k) + 0.7 / words
+    z = rng.integers(0, k, n)
+    return sparse.csr_array(np.stack([rng.multinomial(length, topics[c]) for c in z]))
 
 
 def gaussian(n: int, d: int, k: int, seed: int) -> np.ndarray:
@@ -265,6 +276,19 @@ def main(argv=None) -> None:
             fast = per_iteration(model, faithful, 3, args.m1, args.m2, args.repeats)
             slow = python_engine_per_iteration(model, faithful, 3, args.m1, args.m2, args.repeats)
             print(f"{covariance}: {1e3 * fast:.4f}, {1e3 * slow:.4f}, {fast / slow:.3f}")
+        print(
+            "\nMultinomial word counts (CSR), ms per iteration (compiled loop, Python "
+            "engine, ratio):"
+        )
+        for n, words, length, k in ((500, 300, 30, 3), (5000, 2000, 60, 5), (20000, 5000, 80, 5)):
+            X = word_counts(n, words, length, k, seed=7)
+            model = bnb.NaiveBayes(bnb.Multinomial())
+            fast = per_iteration(model, X, k, args.m1, args.m2, args.repeats)
+            slow = python_engine_per_iteration(model, X, k, args.m1, args.m2, args.repeats)
+            print(
+                f"{n} x {words} ({X.nnz} counts), K = {k}: {1e3 * fast:.3f}, "
+                f"{1e3 * slow:.3f}, {fast / slow:.2f}"
+            )
         print("\nGibbs sampler, 4 chains, ms per sweep (compiled loop, Python sweep, ratio):")
         votes = bnb.datasets.house_votes_84().drop(columns="party")
         gibbs_cases = {

@@ -164,8 +164,9 @@ class Family:
         its columns ``data`` (checked: :meth:`encode_repeated` has read them) under the
         estimator ``method``:
         a :class:`~bayesnb._em_loop.DiscreteKernel`,
-        :class:`~bayesnb._em_loop.GaussianKernel` or
-        :class:`~bayesnb._em_loop.MvnKernel`. None (the default): the family has
+        :class:`~bayesnb._em_loop.GaussianKernel`,
+        :class:`~bayesnb._em_loop.MvnKernel` or
+        :class:`~bayesnb._em_loop.CountsKernel`. None (the default): the family has
         no compiled pieces for this encoding or estimator, and EM runs in Python."""
         return None
 

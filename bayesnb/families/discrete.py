@@ -1726,6 +1726,20 @@ class Multinomial(_Discrete):
             params["concentration"] = counts + self._alpha(counts.shape[0], counts.shape[1:])
         return params
 
+    def em_kernel(self, data, method: str, n_components: int):
+        """The counts as CSR rows (a dense block converted) and the Dirichlet terms of
+        ``method`` over the words: the compiled EM loop's part
+        (:class:`bayesnb._em_loop.CountsKernel`)."""
+        from bayesnb import _em_loop
+
+        counts = sparse.csr_array(self._checked(self.encode(data)), dtype=float)
+        shape = (n_components, self.n_columns)
+        alpha = np.broadcast_to(self._alpha(n_components, shape[1:]), shape)
+        add, coef, const = _em_loop.dirichlet_terms(
+            np.asarray(alpha, dtype=float), method, (self.n_columns,)
+        )
+        return _em_loop.CountsKernel(counts, add, coef, const, shape)
+
     def _dot(self, enc, logp, out) -> np.ndarray:
         """Add ``counts @ logp.T`` to ``out`` (n, K) and return it. A CSR matrix not yet
         checked, with at most :data:`_FUSED_ROWS` rows of finite log-probabilities (the
