@@ -950,6 +950,18 @@ def read_only(values: np.ndarray) -> np.ndarray:
     return view
 
 
+def read_only_arrays(values: tuple) -> tuple:
+    """``values`` with every array (in nested tuples too) a read-only view
+    (:func:`read_only`): a compiled loop's inputs then have one type whether the
+    caller's arrays were writable or not."""
+    return tuple(
+        read_only_arrays(v) if isinstance(v, tuple)
+        else read_only(v) if isinstance(v, np.ndarray)
+        else v
+        for v in values
+    )  # fmt: skip
+
+
 #: :func:`_column_block_sums`'s passes (its ``into``), NumPy integers: called with a
 #: Python int literal, a function is compiled once per literal.
 _PASS_1, _PASS_2 = np.int64(1), np.int64(3)

@@ -36,9 +36,9 @@ exponentials come from :func:`exp_in_place`, which the compiler vectorizes.
 The loop is compiled once (about 30 s, then cached) for every problem without
 multivariate blocks, and once more for those with them: its data has one type
 whatever the input's (16-bit group codes laid out groups first, every array a
-read-only view; :func:`_codes_dtype`, :func:`read_only_arrays`), and the slots it passes between its
-functions are NumPy integers, not literals, each of which would compile the callee
-again.
+read-only view; :func:`_codes_dtype`, :func:`bayesnb._compiled.read_only_arrays`),
+and the slots it passes between its functions are NumPy integers, not literals, each
+of which would compile the callee again.
 
 Every formula is the Python engine's, term for term (the estimates of
 :meth:`bayesnb.priors.Dirichlet.point_estimate` and
@@ -1616,37 +1616,33 @@ class CompiledProblem:
         adds, coefs, const = [], [], 0.0
         flat_at = 0
         max_codes = min((k.max_codes for k in kernels if isinstance(k, DiscreteKernel)), default=1)
-        for i, kernel in enumerate(kernels):
-            if not isinstance(kernel, DiscreteKernel):
-                continue
-            layout = _layout(tuple(kernel.sizes), kernel.max_codes)
-            width = int(layout.sizes.sum())
-            sizes.extend(kernel.sizes)
-            segments.extend(layout.segments + flat_at)
-            for g in range(len(layout.offsets)):
-                first, stop = layout.bounds[g], layout.bounds[g + 1]
-                n_codes = int(np.prod(layout.sizes[first:stop] + 1))
-                units.append((stop - first, n_codes, kernel.codes[:, g]))
+        # the Dirichlet-estimated blocks, laid flat: the discrete blocks' categories,
+        # then the word counts, each Multinomial block one variable
+        discrete = [(i, k) for i, k in enumerate(kernels) if isinstance(k, DiscreteKernel)]
+        words = [(i, k) for i, k in enumerate(kernels) if isinstance(k, CountsKernel)]
+        for i, kernel in discrete + words:
+            if isinstance(kernel, CountsKernel):
+                kind, width = "counts", kernel.shape[1]
+                sizes.append(width)
+                segments.append(flat_at)
+            else:
+                layout = _layout(tuple(kernel.sizes), kernel.max_codes)
+                kind, width = "discrete", int(layout.sizes.sum())
+                sizes.extend(kernel.sizes)
+                segments.extend(layout.segments + flat_at)
+                for g in range(len(layout.offsets)):
+                    first, stop = layout.bounds[g], layout.bounds[g + 1]
+                    n_codes = int(np.prod(layout.sizes[first:stop] + 1))
+                    units.append((stop - first, n_codes, kernel.codes[:, g]))
             adds.append(kernel.add)
             coefs.append(kernel.coef)
             const += kernel.const
-            self.parts.append((i, "discrete", slice(flat_at, flat_at + width), kernel.shape))
+            self.parts.append((i, kind, slice(flat_at, flat_at + width), kernel.shape))
             flat_at += width
         group_codes, bounds, offsets, self.n_codes = _merged_groups(units, max_codes, n)
-        # the word counts after the discrete blocks' categories, one variable each
-        words = [(i, k) for i, k in enumerate(kernels) if isinstance(k, CountsKernel)]
-        w_start = flat_at
-        for i, kernel in words:
-            n_words = kernel.shape[1]
-            sizes.append(n_words)
-            segments.append(flat_at)
-            adds.append(kernel.add)
-            coefs.append(kernel.coef)
-            const += kernel.const
-            self.parts.append((i, "counts", slice(flat_at, flat_at + n_words), kernel.shape))
-            flat_at += n_words
         counts = _word_rows([kernel.counts for _, kernel in words], n)
-        self.n_words = flat_at - w_start
+        self.n_words = counts.shape[1]
+        w_start = flat_at - self.n_words
         gauss = [(i, k) for i, k in enumerate(kernels) if isinstance(k, GaussianKernel)]
         d_at = 0
         for i, kernel in gauss:
@@ -1689,7 +1685,7 @@ class CompiledProblem:
         self.mvn_width = (cols[-1], sq[-1])
         #: The multivariate blocks (:func:`em_mvn_estimate`), None when there are none:
         #: the compiled loop then leaves out their code.
-        self.mv = read_only_arrays((mvn, mvn_prior)) if mvns else None
+        self.mv = _compiled.read_only_arrays((mvn, mvn_prior)) if mvns else None
         weights = np.ones(n) if problem.weights is None else problem.weights
         known = (
             np.empty(0, dtype=np.int64) if problem.known is None else problem.known.astype(np.int64)
@@ -1709,7 +1705,7 @@ class CompiledProblem:
             return _concat([getattr(k, name) for _, k in gauss], K)
 
         index = np.asarray
-        self.data = read_only_arrays(
+        self.data = _compiled.read_only_arrays(
             (
                 group_codes,
                 index(offsets, dtype=np.int64),
@@ -1875,18 +1871,6 @@ def _word_rows(counts: list, n: int):
     if not counts:
         return sparse.csr_array((n, 0))
     return sparse.csr_array(sparse.hstack(counts, format="csr"), dtype=float)
-
-
-def read_only_arrays(values: tuple) -> tuple:
-    """``values`` with every array (in nested tuples too) a read-only view
-    (:func:`bayesnb._compiled.read_only`): the loop's inputs then have one compiled
-    type whether the caller's arrays were writable or not."""
-    return tuple(
-        read_only_arrays(v) if isinstance(v, tuple)
-        else _compiled.read_only(v) if isinstance(v, np.ndarray)
-        else v
-        for v in values
-    )  # fmt: skip
 
 
 def _merged_groups(units: list, max_codes: int, n: int) -> tuple:

@@ -28,7 +28,7 @@ import numpy as np
 
 from bayesnb import _compiled
 from bayesnb._compiled import _jit
-from bayesnb._em_loop import exp_in_place, read_only_arrays
+from bayesnb._em_loop import exp_in_place
 from bayesnb.families.base import fused_groups, joined
 
 #: Sweeps per call of the compiled loop: the progress bar advances between calls.
@@ -288,7 +288,7 @@ class CompiledGibbs:
         inverse = np.arange(n) if compiled.inverse is None else compiled.inverse
         weights = np.ones(n) if problem.weights is None else problem.weights
         known = np.full(n, -1) if problem.known is None else problem.known
-        self.rows = read_only_arrays(
+        self.rows = _compiled.read_only_arrays(
             (
                 inverse.astype(np.int64),
                 np.asarray(weights, dtype=float),

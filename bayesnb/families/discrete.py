@@ -142,11 +142,18 @@ class _Discrete(Family):
         max_codes = int(np.clip(len(values) // _em_loop.ROWS_PER_CODE, 4, _GROUP_CODES))
         codes = _group_codes(values, sizes, max_codes)[0]
         shape = self._counts_shape(n_components)
-        alpha = np.broadcast_to(self._alpha(n_components, shape[1:]), shape)
-        add, coef, const = _em_loop.dirichlet_terms(
-            np.asarray(alpha, dtype=float).reshape(n_components, -1), method, sizes
-        )
+        add, coef, const = self._dirichlet_terms(shape, method, sizes)
         return _em_loop.DiscreteKernel(codes, sizes, max_codes, add, coef, const, shape)
+
+    def _dirichlet_terms(self, shape: tuple, method: str, sizes: tuple) -> tuple:
+        """:func:`bayesnb._em_loop.dirichlet_terms` of the prior's concentration laid
+        out as counts of ``shape`` (components first), its variables of ``sizes``."""
+        from bayesnb import _em_loop
+
+        alpha = np.broadcast_to(self._alpha(shape[0], shape[1:]), shape)
+        return _em_loop.dirichlet_terms(
+            np.asarray(alpha, dtype=float).reshape(shape[0], -1), method, sizes
+        )
 
     def estimate_params(self, stats: dict, method: str, *, labels=None) -> dict:
         counts = stats["counts"]
@@ -1734,10 +1741,7 @@ class Multinomial(_Discrete):
 
         counts = sparse.csr_array(self._checked(self.encode(data)), dtype=float)
         shape = (n_components, self.n_columns)
-        alpha = np.broadcast_to(self._alpha(n_components, shape[1:]), shape)
-        add, coef, const = _em_loop.dirichlet_terms(
-            np.asarray(alpha, dtype=float), method, (self.n_columns,)
-        )
+        add, coef, const = self._dirichlet_terms(shape, method, (self.n_columns,))
         return _em_loop.CountsKernel(counts, add, coef, const, shape)
 
     def _dot(self, enc, logp, out) -> np.ndarray:

@@ -527,18 +527,10 @@ def _moments(x: np.ndarray, args: tuple, n_comp: int, masked: bool) -> dict:
     rows = np.empty((0, x.shape[1])) if by_column else np.ascontiguousarray(x, dtype=float)
     columns = x.T if by_column else np.empty((x.shape[1], 0))
     labels, weights, resp = args
+    # read-only views: one compiled type whether the caller's arrays are writable
+    rows, columns, weights = _compiled.read_only_arrays((rows, columns, weights))
     with np.errstate(invalid="ignore", over="ignore"):
-        _compiled.dense_moments(
-            _compiled.read_only(rows),
-            _compiled.read_only(columns),
-            labels,
-            None if weights is None else _compiled.read_only(weights),
-            resp,
-            masked,
-            n,
-            mean,
-            ss,
-        )
+        _compiled.dense_moments(rows, columns, labels, weights, resp, masked, n, mean, ss)
     return {"n": n, "mean": mean, "ss": ss}
 
 
