@@ -3,8 +3,10 @@ memberships, counts and conjugate draws in one loop, with no Python between swee
 
 It reads the mixture as the compiled EM loop does (:class:`bayesnb._em_loop.
 CompiledProblem`): the discrete blocks' group codes, scored through one table of
-summed log-probabilities per group and counted in one histogram per group, and the
-diagonal Gaussian columns. The chains lie side by side on one axis of ``chains * K``
+summed log-probabilities per group and counted in one histogram per group, the
+Multinomial blocks' word counts (one CSR matrix, scored through a words-by-components
+table and counted into the flat counts row by row), and the diagonal Gaussian
+columns. The chains lie side by side on one axis of ``chains * K``
 components, so each read of a row serves every chain.
 
 The random numbers come from the user's :class:`numpy.random.Generator`, called from
@@ -26,9 +28,8 @@ import math
 
 import numpy as np
 
-from bayesnb import _compiled
+from bayesnb import _compiled, _em_loop
 from bayesnb._compiled import _jit
-from bayesnb._em_loop import exp_in_place
 from bayesnb.families.base import fused_groups, joined
 
 #: Sweeps per call of the compiled loop: the progress bar advances between calls.
@@ -41,6 +42,10 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 #: Kinds of a fused group's draws.
 _DISCRETE, _GAUSSIAN = 0, 1
+
+#: The parts of :attr:`bayesnb._em_loop.CompiledProblem.parts` drawn from Dirichlets:
+#: a discrete block's categories, a Multinomial block's words.
+_DIRICHLET = ("discrete", "counts")
 
 
 @_jit
@@ -72,9 +77,10 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
     they leave at the last sweep's draws; a sweep from ``tune`` on is kept in ``out``.
 
     ``data``: :attr:`bayesnb._em_loop.CompiledProblem.data` (group codes and
-    Gaussian columns, one per row or per pattern). ``rows``: every row's pattern,
-    weight and known component (-1 where free). ``prior``: the concentrations (K, S)
-    of every discrete column's categories, the class prior's (K,), and the
+    Gaussian columns, one per row or per pattern, and the word counts' CSR rows).
+    ``rows``: every row's pattern, weight and known component (-1 where free).
+    ``prior``: the concentrations (K, S) of every discrete column's categories and
+    every block's words, the class prior's (K,), and the
     Normal-Inverse-Gamma's ``mu``, ``kappa``, ``alpha``, ``beta`` (K, d).
     ``order``: the fused groups' kinds, the bounds of each in ``index``, and
     ``index``, the flat columns of every group in its own order. ``state``: the
@@ -83,12 +89,13 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
     draws, K, ...).
     """
     codes, offsets, bounds, sizes, segments, xt, _w, _known, _unit = data[:9]
+    w_ptr, w_idx, w_val, w_start, n_words = data[9:]
     inverse, weights, known = rows
     conc, class_alpha, mu0, kappa0, alpha0, beta0 = prior
     kinds, starts, index = order
     clp, logp, mu, var = state
     table, hist, scores, u, z, counts, lg, g_n, g_mean, g_ss, inv_sd, const = work[:12]
-    class_counts, class_lg, terms, tops, bits = work[12:]
+    class_counts, class_lg, terms, tops, bits, w_table = work[12:]
     out_clp, out_logp, out_mu, out_var = out
     chains, n_comp = clp.shape
     width = chains * n_comp
@@ -98,6 +105,9 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
         # z | theta: every pattern's score under every chain's components
         if n_groups:
             _compiled.group_tables(logp, offsets, bounds, sizes, segments, table)
+        for c in range(n_words):  # every word's log-probabilities, components side by side
+            for k in range(width):
+                w_table[c, k] = logp[k, w_start + c]
         for k in range(width):
             for j in range(d):
                 inv_sd[k, j] = 1.0 / math.sqrt(var[k, j])
@@ -109,6 +119,8 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
                 b = offsets[g] + codes[g, p]
                 for k in range(width):
                     scores[p, k] += table[b, k]
+            if n_words:  # (rows are read one by one where there are words: p is the row)
+                _em_loop._word_scores(w_ptr, w_idx, w_val, p, 1, w_table, scores[p:])
             for j in range(d):
                 v = xt[j, p]
                 if v == v:  # a missing value scores 0
@@ -123,6 +135,7 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
         if n_groups:
             hist[:] = 0.0
         class_counts[:] = 0.0
+        counts[:] = 0.0
         for start in range(0, n, _ROWS):
             stop = min(n, start + _ROWS)
             for i in range(start, stop):
@@ -135,7 +148,7 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
                     tops[(i - start) * chains + c] = top
                     for j in range(n_comp):
                         terms[at + j] = scores[p, base + j] + clp[c, j] - top
-            exp_in_place(terms[: (stop - start) * width], bits)
+            _em_loop.exp_in_place(terms[: (stop - start) * width], bits)
             for i in range(start, stop):
                 p, w = inverse[i], weights[i]
                 for c in range(chains):
@@ -149,8 +162,9 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
                     class_counts[base + zz] += w
                     for g in range(n_groups):
                         hist[offsets[g] + codes[g, p], base + zz] += w
-        if counts.shape[1]:
-            counts[:] = 0.0
+                    for j in range(w_ptr[i], w_ptr[i + 1]):
+                        counts[base + zz, w_start + w_idx[j]] += w * w_val[j]
+        if n_groups:
             _compiled.group_margins(hist, offsets, bounds, sizes, segments, counts)
         # the Gaussian columns' count, mean and centred sum of squares per component
         if d:
@@ -244,10 +258,10 @@ class CompiledGibbs:
     @staticmethod
     def covers(problem) -> bool:
         """Whether the compiled sweep draws every block of ``problem``: its EM runs
-        in the compiled loop, without a multivariate Gaussian block or word counts
-        (the sweep has no Normal-Inverse-Wishart draws, and reads no words)."""
+        in the compiled loop, without a multivariate Gaussian block (the sweep has no
+        Normal-Inverse-Wishart draws)."""
         compiled = problem.compiled
-        return compiled is not None and compiled.mv is None and not compiled.n_words
+        return compiled is not None and compiled.mv is None
 
     def __init__(self, problem):
         compiled = problem.compiled
@@ -259,7 +273,7 @@ class CompiledGibbs:
         for i, kind, cols, shape in compiled.parts:
             block = problem.blocks[i]
             flat = np.arange(cols.start, cols.stop, dtype=float)
-            if kind == "discrete":
+            if kind in _DIRICHLET:
                 hyper = block.posterior_hyper({"counts": np.zeros(shape)})
                 conc[:, cols] = np.reshape(hyper["concentration"], (K, -1))
                 columns[i] = {"log_prob": np.broadcast_to(flat.reshape(shape[1:]), shape)}
@@ -307,7 +321,7 @@ class CompiledGibbs:
         width, S, d = chains * K, compiled.width, compiled.d
         logp, mu, var = np.zeros((width, S)), np.ones((width, d)), np.ones((width, d))
         for i, kind, cols, _ in compiled.parts:
-            if kind == "discrete":
+            if kind in _DIRICHLET:
                 logp[:, cols] = np.reshape(params[i]["log_prob"], (width, -1))
             else:
                 mu[:, cols], var[:, cols] = params[i]["mu"], params[i]["var"]
@@ -328,6 +342,7 @@ class CompiledGibbs:
             np.empty(_ROWS * width),
             np.empty(_ROWS * chains),
             np.empty(_ROWS * width, dtype=np.int64),
+            np.empty((compiled.n_words, width)),
         )
         out = (
             np.empty((chains, draws, K)),
@@ -346,7 +361,7 @@ class CompiledGibbs:
         size = chains * draws * K
         block_params: list = [None] * len(problem.blocks)
         for i, kind, cols, shape in compiled.parts:
-            if kind == "discrete":
+            if kind in _DIRICHLET:
                 block_params[i] = {"log_prob": out[1][..., cols].reshape(size, *shape[1:])}
             else:
                 block_params[i] = {

@@ -34,7 +34,8 @@ type, Old Faithful as a frame, K = 3) in the compiled loop and in the Python eng
 measured in the same run, the same for word counts (``Multinomial``, CSR rows of
 planted topics, three sizes), and the Gibbs sampler's
 seconds per sweep (4 chains, from the EM fit) in the compiled loop and in the Python
-sweep, on house votes 84 (K = 2) and 20k x 20 binary (K = 4).
+sweep, on house votes 84 (K = 2), 20k x 20 binary (K = 4) and the two smaller word-count
+corpora.
 
 Run ``python3 benchmarks/bench_em_limit.py`` (``--quick``: fewer repeats;
 ``--python``: the Python engine instead of the compiled loop, for comparison).
@@ -294,9 +295,19 @@ def main(argv=None) -> None:
         gibbs_cases = {
             "house votes": (bnb.NaiveBayes(), votes, 2),
             "binary-20k": all_cases["binary-20k"][:3],
+            "words 500 x 300": (
+                bnb.NaiveBayes(bnb.Multinomial()),
+                word_counts(500, 300, 30, 3, 7),
+                3,
+            ),
+            "words 5000 x 2000": (
+                bnb.NaiveBayes(bnb.Multinomial()),
+                word_counts(5000, 2000, 60, 5, 7),
+                5,
+            ),
         }
         for name, (model, X, k) in gibbs_cases.items():
-            sweeps = 200 if len(X) < 5000 else 20
+            sweeps = 200 if X.shape[0] < 5000 else 20
             fast = gibbs_sweep(model, X, k, True, sweeps, args.repeats)
             slow = gibbs_sweep(model, X, k, False, sweeps, max(1, args.repeats // 2))
             print(f"{name}: {1e3 * fast:.3f} ms, {1e3 * slow:.3f} ms, {fast / slow:.2f}")

@@ -317,7 +317,7 @@ def test_word_counts_run_in_the_loop():
     """Multinomial blocks run in the compiled loop: their words laid after the discrete
     blocks' categories, one variable per block, their counts read from one CSR matrix.
     The rows are read one by one (documents alike in their categories differ in their
-    words), and the Gibbs sweep, which reads no words, leaves such a model to Python."""
+    words), and the compiled Gibbs sweep draws such a model too."""
     from bayesnb._data import Table
     from bayesnb._gibbs_loop import CompiledGibbs
 
@@ -337,7 +337,7 @@ def test_word_counts_run_in_the_loop():
         np.add.at(words[r], idx[ptr[r] : ptr[r + 1]], val[ptr[r] : ptr[r + 1]])
     np.testing.assert_array_equal(words, X[_word_columns(0, 16)].to_numpy())
     np.testing.assert_array_equal(compiled.data[3], [3, 5, 11])  # sizes: c, title, body
-    assert not CompiledGibbs.covers(problem)
+    assert CompiledGibbs.covers(problem)
 
 
 def test_rows_read_as_patterns(monkeypatch):

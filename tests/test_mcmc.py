@@ -269,13 +269,51 @@ def _latent_class_rows(n=300, seed=4):
     )
 
 
-@pytest.mark.parametrize("case", ["mixed", "patterns", "gaussian"])
+def _word_rows(n=90, V=12, seed=8):
+    """Word counts of two planted topics as CSR, with a stored zero in every row and a
+    word no document holds."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(seed)
+    topics = rng.dirichlet(np.full(V - 1, 0.4), 2)
+    z = rng.integers(0, 2, n)
+    counts = np.zeros((n, V))
+    counts[:, :-1] = [rng.multinomial(rng.integers(2, 15), topics[k]) for k in z]
+    rows, cols = np.nonzero(counts)
+    values = np.concatenate([counts[rows, cols], np.zeros(n)])
+    rows = np.concatenate([rows, np.arange(n)])
+    cols = np.concatenate([cols, np.full(n, V - 1)])
+    x = sparse.csr_array((values, (rows, cols)), shape=(n, V))
+    assert (x.data == 0).sum() == n
+    return x
+
+
+def _words_and_columns(n=60):
+    """Two blocks of word counts beside a binary, a categorical and a Gaussian column."""
+    df, y = labelled_frame(seed=5, n=n)
+    words = pd.DataFrame(
+        _word_rows(n, 9, seed=9).toarray(), columns=[f"w{j}" for j in range(9)], index=df.index
+    )
+    declared = bnb.NaiveBayes(
+        {
+            "f": bnb.Bernoulli(bnb.Beta(2, 2)),
+            "c": bnb.Categorical(),
+            "title": bnb.Multinomial(bnb.Dirichlet(0.7), columns=["w0", "w1", "w2"]),
+            "g": bnb.Gaussian(NIG),
+            "body": bnb.Multinomial(columns=[f"w{j}" for j in range(3, 9)]),
+        }
+    )
+    return declared, pd.concat([df, words], axis=1), y
+
+
+@pytest.mark.parametrize("case", ["mixed", "patterns", "gaussian", "words", "words-sparse"])
 def test_compiled_gibbs_draws_what_the_python_sweeps_draw(monkeypatch, case):
     """The compiled sampler draws from the user's Generator in the Python sweep's order
     (memberships, then each fused group's gamma variates, its uniforms below
     concentration 1 or its normals, then the weights'), so from one seed the two give
     the same raw draws, to round-off: missing values, sample weights, known rows,
-    rows read once per pattern, and Gaussian columns."""
+    rows read once per pattern, Gaussian columns, and word counts (two blocks among
+    other columns; a sparse matrix with stored zeros and a word no row holds)."""
     from bayesnb import _gibbs_loop, mcmc
 
     df, y = labelled_frame(seed=5, n=60)
@@ -286,8 +324,13 @@ def test_compiled_gibbs_draws_what_the_python_sweeps_draw(monkeypatch, case):
         args = (model(), df, dict(y=list(semi), sample_weight=weights))
     elif case == "patterns":
         args = (bnb.NaiveBayes(bnb.Categorical(bnb.Dirichlet(0.5))), _latent_class_rows(), {})
-    else:
+    elif case == "gaussian":
         args = (bnb.NaiveBayes(bnb.Gaussian(NIG)), df[["g"]].assign(h=df["g"] ** 2), {})
+    elif case == "words":
+        declared, X, _ = _words_and_columns()
+        args = (declared, X, dict(y=list(semi), sample_weight=weights))
+    else:
+        args = (bnb.NaiveBayes(bnb.Multinomial(bnb.Dirichlet(0.5))), _word_rows(), {})
     declared, X, options = args
     calls = []
     sample = _gibbs_loop.CompiledGibbs.sample
@@ -315,6 +358,8 @@ def test_compiled_gibbs_draws_what_the_python_sweeps_draw(monkeypatch, case):
     # a concentration below 1 (Dirichlet(0.5)) takes the uniform's term: no draw is 0
     if case == "patterns":
         assert np.all(fast["b"].values > 0)
+    if case == "words-sparse":  # the word no row holds keeps its prior Dirichlet(0.5)
+        assert np.all(fast["X"].values[..., -1] > 0)
 
 
 def test_a_multivariate_block_says_mcmc_is_not_built():
