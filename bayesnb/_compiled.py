@@ -64,6 +64,13 @@ def _inline(func):
     return _jit(func, inline=True)
 
 
+def _in_order(func):
+    """A loop compiled without floating-point reassociation, even where a
+    :func:`_reassociated` loop calls it (numba passes a caller's fast-math flags on to
+    a callee that sets none): for sums that reordering would slow down."""
+    return _jit(func, options={"fastmath": False})
+
+
 def _reassociated(func):
     """A loop compiled with floating-point reassociation allowed (and contraction into
     fused multiply-adds), so that its sums are vectorized: they then add in a few
