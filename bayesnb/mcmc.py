@@ -149,8 +149,7 @@ def _gibbs_python(problem: _Problem, class_log_prob, params, draws, tune, rng, a
         # theta | z: every block's conjugate posterior of the counts z gives
         stats = [b.count(enc, resp) for b, enc in zip(blocks, encoded, strict=True)]
         params = [
-            b.draw_params(b.posterior_hyper(st), 1, rng)
-            for b, st in zip(blocks, stats, strict=True)
+            _conditional_draw(b, st, chains, rng) for b, st in zip(blocks, stats, strict=True)
         ]
         log_g = log_gamma_draws(alpha + resp.sum(axis=0).reshape(chains, k), rng)
         class_log_prob = log_g - log_sum_exp_last(log_g)
@@ -164,6 +163,25 @@ def _gibbs_python(problem: _Problem, class_log_prob, params, draws, tune, rng, a
         block_params=work.split(per_block),
         sample_stats={},
     )
+
+
+def _conditional_draw(block, stats: dict, chains: int, rng) -> dict:
+    """One draw of ``block``'s parameters from their conjugate posterior given every
+    chain's statistics (``chains * K`` classes, chain-major); chain by chain for a
+    family whose update must see one labelling's classes at a time
+    (``Family.classes_together``)."""
+    if not block.classes_together:
+        return block.draw_params(block.posterior_hyper(stats), 1, rng)
+    k = len(next(iter(stats.values()))) // chains
+    parts = [
+        block.draw_params(
+            block.posterior_hyper({key: v[c * k : (c + 1) * k] for key, v in stats.items()}),
+            1,
+            rng,
+        )
+        for c in range(chains)
+    ]
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 
 class _Fused:

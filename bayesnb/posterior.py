@@ -3,10 +3,11 @@
 With a Dirichlet prior on the class probabilities and a conjugate prior on every
 feature's parameters, the posterior given labelled data factorizes into the same
 conjugate families, updated by the sufficient statistics the fit already holds: a
-Dirichlet (Beta) for every discrete variable and a Normal-Inverse-Gamma for every
-Gaussian one. Nothing is sampled by a chain: draws are independent, made for every
-parameter at once, and every summary that has a closed form (the intervals of each
-parameter, the evidence) is computed from it without draws.
+Dirichlet (Beta) for every discrete variable, a Normal-Inverse-Gamma for every
+Gaussian one and a Normal-Inverse-Wishart for every multivariate Gaussian block.
+Nothing is sampled by a chain: draws are independent, made for every parameter at
+once, and every summary that has a closed form (the intervals of each parameter, the
+evidence) is computed from it without draws.
 
 The draws reuse the families' own kernels: ``S`` draws of ``K`` classes are laid on
 one class axis of ``S * K`` entries (draw-major), so a family scores every draw of

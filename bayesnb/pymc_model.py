@@ -240,6 +240,14 @@ def _build(*, blocks, labels, label_dim, class_alpha, known_stats, known_counts,
     coords = {label_dim: label_values}
     layouts = []
     for block, stats in zip(blocks, known_stats, strict=True):
+        if block.kind == "multivariate_gaussian":
+            raise InputError(
+                f"the PyMC model of a MultivariateGaussian block ({block.name!r}) is not "
+                "built yet: PyMC has no Inverse-Wishart to match its conjugate prior. Use "
+                "the exact posterior (fit.posterior()) or the Gibbs sampler "
+                "(cluster(..., method='mcmc'), sampler='gibbs', the default), or declare "
+                "the columns bnb.Gaussian()."
+            )
         hyper = block.posterior_hyper({key: np.zeros_like(v) for key, v in stats.items()})
         if isinstance(block, Gaussian):
             laid = block.to_xarray(hyper, None, label_dim, label_values)["params"]

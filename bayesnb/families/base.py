@@ -247,6 +247,11 @@ class Family:
         raise NotImplementedError(f"{type(self).__name__} has no complete-data likelihood")
 
     # -- the exact conjugate posterior (see bayesnb.posterior) ------------------------------
+    #: Whether the conjugate update must see one labelling's K classes at a time, not
+    #: the classes of several chains laid side by side: a parameter shared by the
+    #: classes (a tied covariance), or a default prior that depends on K.
+    classes_together = False
+
     def posterior_hyper(self, stats: dict) -> dict:
         """The hyperparameters of the exact conjugate posterior of this block's
         parameters given complete-data ``stats`` (one entry per class), in the layout

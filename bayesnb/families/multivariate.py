@@ -12,6 +12,7 @@ from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import Labels, _as_float_matrix
 from bayesnb.families.base import Family
 from bayesnb.families.gaussian import _moments as gaussian_moments
+from bayesnb.marginals import CovarianceEntries, StudentTMarginal
 from bayesnb.priors import NormalInverseWishart, log_inverse_wishart, log_normal_given_cov
 from bayesnb.sufficient import merge_stats
 
@@ -54,6 +55,12 @@ class MultivariateGaussian(Family):
     Cholesky factors and triangular solves; no matrix is inverted. ``params`` holds
     ``{name}_mu`` (class, feature) and ``{name}_cov`` (class, feature,
     feature_2), the full matrix whatever its constraint.
+
+    The exact posterior (:meth:`posterior_hyper`) is conjugate for every covariance
+    type: a Normal-Inverse-Wishart per class, a shared Inverse-Wishart when tied, an
+    inverse gamma per variance when diagonal or spherical; it serves the classifier's
+    ``posterior()`` and intervals, the evidence, and the Gibbs sampler. The PyMC model
+    is not built for this family.
 
     A missing value has no exact treatment here short of an inner EM over the missing
     entries, so it raises an error naming its column; declare such columns
@@ -258,16 +265,8 @@ class MultivariateGaussian(Family):
             q = scatter  # the quadratic terms, about the estimated means
             shrink = None
         else:
-            prior = self.resolved_prior(K)
-            kn = prior.kappa + n
-            mu = (prior.kappa * prior.mu + n[:, None] * mean) / kn[:, None]
-            delta = mean - prior.mu
-            pull = prior.kappa * n / kn
-            if scatter.ndim == 3:
-                q = scatter + pull[:, None, None] * delta[:, :, None] * delta[:, None, :]
-            else:
-                q = scatter + pull[:, None] * delta * delta
-            shrink = prior
+            shrink = self.resolved_prior(K)
+            _, mu, q = _updated(shrink, stats)
         cov = self._covariance(q, n, method, shrink)
         self._check_definite(cov, n, names, method)
         return {"mu": mu, "cov": cov}
@@ -433,33 +432,124 @@ class MultivariateGaussian(Family):
             total += -0.5 * (n[k] * (d * LOG_2PI + logdet) + float(np.trace(m)))
         return float(total)
 
-    def log_marginal(self, stats: dict, n_labels: int) -> float:
-        """The Normal-Inverse-Wishart marginal likelihood of every class (full
-        covariances only: the others' priors couple or constrain what this one
-        integrates)."""
-        if self.covariance != "full":
-            raise NotImplementedError(
-                f"the marginal likelihood of a {self.covariance} MultivariateGaussian"
-            )
-        prior = self.resolved_prior(n_labels)
-        return float(
-            sum(
-                prior.log_marginal_likelihood(stats["n"][k], stats["mean"][k], stats["scatter"][k])
-                for k in range(len(stats["n"]))
-            )
-        )
+    # -- the exact conjugate posterior ----------------------------------------------------
+    #: The default prior's scale depends on K (:class:`~bayesnb.NormalInverseWishart`),
+    #: and a tied covariance pools every class's statistics.
+    classes_together = True
 
     def posterior_hyper(self, stats: dict) -> dict:
-        """Not built yet: the Normal-Inverse-Wishart posterior is conjugate (see
-        :meth:`bayesnb.priors.NormalInverseWishart.posterior`), but the exact-posterior
-        groups, the PyMC model and the Gibbs sampler do not cover this family."""
-        raise InputError(
-            f"{self._what()}: the exact posterior, the PyMC model and MCMC are not built "
-            "yet for a MultivariateGaussian (its Normal-Inverse-Wishart posterior is "
-            "conjugate: bnb.NormalInverseWishart(...).posterior(n, mean, scatter) gives "
-            "it for one class). Use the point estimates (fit, or cluster with "
-            "method='em'), or declare the columns bnb.Gaussian()."
-        )
+        """The exact posterior given the classes' statistics: every class's
+        :math:`\\mu_n` (K, d) and :math:`\\kappa_n` (K,) (its mean is Gaussian given the
+        covariance, with covariance :math:`\\Sigma_k/\\kappa_{n,k}`), and the
+        covariances' law: ``nu`` and ``psi``, an Inverse-Wishart per class (``"full"``:
+        (K,) and (K, d, d)) or one shared (``"tied"``: () and (d, d)); or ``alpha``
+        and ``beta``, an inverse gamma per variance (``"diag"``: (K, d)), per class
+        (``"spherical"``: (K,)) or one shared (``"tied-spherical"``: ())."""
+        n = np.asarray(stats["n"], dtype=float)
+        K, d = len(n), self.n_columns
+        prior = self.resolved_prior(K)
+        kappa, mu, q = _updated(prior, stats)
+        out = {"mu": mu, "kappa": kappa}
+        kind = self.covariance
+        if kind == "full":
+            return {**out, "nu": prior.nu + n, "psi": prior.psi + q}
+        if kind == "tied":
+            return {**out, "nu": np.asarray(prior.nu + n.sum()), "psi": prior.psi + q.sum(axis=0)}
+        alpha = (prior.nu - d + 1.0) / 2.0  # every variance's inverse gamma
+        diag = np.diagonal(q, axis1=-2, axis2=-1) if q.ndim == 3 else q  # (K, d)
+        if kind == "diag":
+            a = np.broadcast_to(alpha + n[:, None] / 2.0, (K, d)).copy()
+            return {**out, "alpha": a, "beta": np.diagonal(prior.psi) / 2.0 + diag / 2.0}
+        half_trace = np.trace(prior.psi) / 2.0
+        if kind == "spherical":
+            return {**out, "alpha": d * alpha + n * d / 2.0, "beta": half_trace + diag.sum(1) / 2.0}
+        return {  # tied-spherical
+            **out,
+            "alpha": np.asarray(d * alpha + n.sum() * d / 2.0),
+            "beta": np.asarray(half_trace + diag.sum() / 2.0),
+        }
+
+    def draw_params(self, hyper: dict, size: int, rng) -> dict:
+        """Every covariance first, then every mean given it: an Inverse-Wishart's by
+        Bartlett's decomposition of its inverse (:func:`_inverse_wishart_factors`),
+        a variance as ``beta / Gamma(alpha)``; then :math:`\\mu = \\mu_n + M z /
+        \\sqrt{\\kappa_n}` for a factor :math:`MM^\\top = \\Sigma` and standard normal z.
+        A tied covariance is drawn once per draw and shared by its classes."""
+        mu_n, kappa = hyper["mu"], hyper["kappa"]
+        K, d = mu_n.shape
+        if "psi" in hyper:
+            factor = _inverse_wishart_factors(hyper["nu"], hyper["psi"], size, rng)
+            if factor.ndim == 3:  # tied: (size, d, d)
+                factor = np.broadcast_to(factor[:, None], (size, K, d, d))
+        else:
+            alpha = np.asarray(hyper["alpha"], dtype=float)
+            var = hyper["beta"] / rng.standard_gamma(np.broadcast_to(alpha, (size, *alpha.shape)))
+            var = var.reshape(size, *alpha.shape, *([1] * (2 - alpha.ndim)))
+            sd = np.broadcast_to(np.sqrt(var), (size, K, d))
+            factor = sd[..., :, None] * np.eye(d)
+        z = rng.standard_normal((size, K, d))
+        mu = mu_n + np.einsum("skij,skj->ski", factor, z) / np.sqrt(kappa)[:, None]
+        cov = factor @ np.swapaxes(factor, -1, -2)
+        return {"mu": mu.reshape(size * K, d), "cov": cov.reshape(size * K, d, d)}
+
+    def marginals(self, hyper: dict) -> dict:
+        """Every mean coordinate's Student-t and every covariance entry's law
+        (:class:`~bayesnb.marginals.CovarianceEntries`). Under an Inverse-Wishart the
+        mean is a multivariate t with :math:`\\nu_n - d + 1` degrees of freedom and
+        scale matrix :math:`\\Psi_n/(\\kappa_n(\\nu_n - d + 1))`; under inverse gammas
+        each coordinate is a t with ``2 alpha`` degrees of freedom and scale
+        ``sqrt(beta / (alpha kappa))``."""
+        mu_n, kappa = hyper["mu"], hyper["kappa"]
+        K, d = mu_n.shape
+        if "psi" in hyper:
+            nu = np.broadcast_to(hyper["nu"], (K,))
+            psi = np.broadcast_to(hyper["psi"], (K, d, d))
+            df = nu - d + 1.0
+            spread = np.diagonal(psi, axis1=1, axis2=2) / (kappa * df)[:, None]
+            return {
+                "mu": StudentTMarginal(df[:, None], mu_n, np.sqrt(spread)),
+                "cov": CovarianceEntries.inverse_wishart(nu, psi),
+            }
+        alpha, beta = (np.asarray(hyper[key], dtype=float) for key in ("alpha", "beta"))
+        shape = (K, d) if alpha.ndim == 2 else (K, 1) if alpha.ndim == 1 else ()
+        alpha = np.broadcast_to(alpha.reshape(shape), (K, d))
+        beta = np.broadcast_to(beta.reshape(shape), (K, d))
+        scale = np.sqrt(beta / (alpha * kappa[:, None]))
+        return {
+            "mu": StudentTMarginal(2.0 * alpha, mu_n, scale),
+            "cov": CovarianceEntries.diagonal(alpha, beta),
+        }
+
+    def log_marginal(self, stats: dict, n_labels: int) -> float:
+        """The marginal likelihood of the classes' rows, the means and covariances
+        integrated out: from the posterior's and the prior's hyperparameters,
+        :math:`\\frac d2\\sum_k \\log\\frac{\\kappa}{\\kappa_{n,k}}` plus, for
+        Inverse-Wisharts, :math:`-\\frac{Nd}2\\log\\pi + \\sum[\\log\\Gamma_d(\\nu_n/2) -
+        \\log\\Gamma_d(\\nu/2) + \\frac\\nu2\\log|\\Psi| - \\frac{\\nu_n}2\\log|\\Psi_n|]`,
+        for inverse gammas :math:`-\\frac{Nd}2\\log 2\\pi + \\sum[\\alpha\\log\\beta -
+        \\alpha_n\\log\\beta_n + \\log\\Gamma(\\alpha_n) - \\log\\Gamma(\\alpha)]` (the sums
+        over the covariances' parameters: per class, per variance or one shared)."""
+        from bayesnb._lazy import special
+
+        post = self.posterior_hyper(stats)
+        prior = self.posterior_hyper({key: np.zeros_like(v) for key, v in stats.items()})
+        d = self.n_columns
+        n_rows = float(np.sum(np.asarray(stats["n"], dtype=float)))
+        out = 0.5 * d * float(np.sum(np.log(prior["kappa"] / post["kappa"])))
+        if "psi" in post:
+            gamma_d = np.vectorize(lambda nu: special.multigammaln(nu / 2.0, d))
+
+            def term(h):
+                return gamma_d(h["nu"]) - 0.5 * h["nu"] * np.linalg.slogdet(h["psi"])[1]
+
+            out -= 0.5 * n_rows * d * np.log(np.pi)
+        else:
+
+            def term(h):
+                return special.gammaln(h["alpha"]) - h["alpha"] * np.log(h["beta"])
+
+            out -= 0.5 * n_rows * d * np.log(2.0 * np.pi)
+        return float(out + np.sum(term(post)) - np.sum(term(prior)))
 
     def n_free_parameters(self, n_labels: int) -> int:
         d = self.n_columns
@@ -582,6 +672,40 @@ class MultivariateGaussian(Family):
                 "mean (" + ", ".join(f"{v:.4g}" for v in mu[k]) + ")" for k in range(len(mu))
             ]
         }
+
+
+def _updated(prior: NormalInverseWishart, stats: dict) -> tuple:
+    """Every class's :math:`\\kappa_n` (K,), :math:`\\mu_n` (K, d) and quadratic terms
+    :math:`S_k + \\frac{\\kappa n_k}{\\kappa_n}(\\bar x_k - \\mu_0)(\\bar x_k -
+    \\mu_0)^\\top` (K, d, d), or their diagonals (K, d) for diagonal statistics."""
+    n, mean, scatter = stats["n"], stats["mean"], stats["scatter"]
+    kappa = prior.kappa + n
+    mu = (prior.kappa * prior.mu + n[:, None] * mean) / kappa[:, None]
+    delta = mean - prior.mu
+    pull = prior.kappa * n / kappa
+    if scatter.ndim == 3:
+        return kappa, mu, scatter + pull[:, None, None] * delta[:, :, None] * delta[:, None, :]
+    return kappa, mu, scatter + pull[:, None] * delta * delta
+
+
+def _inverse_wishart_factors(nu, psi, size: int, rng) -> np.ndarray:
+    """``size`` draws of a factor M of :math:`\\Sigma = MM^\\top \\sim
+    \\mathrm{InvWishart}(\\nu, \\Psi)` for every ``nu`` (...) and ``psi`` (..., d, d):
+    (size, ..., d, d). Bartlett: :math:`\\Sigma^{-1} = C^{-\\top}AA^\\top C^{-1} \\sim
+    \\mathrm{Wishart}(\\nu, \\Psi^{-1})` for :math:`\\Psi = CC^\\top` and A lower
+    triangular, :math:`A_{ii}^2 \\sim \\chi^2_{\\nu - i}` (i from 0) and standard
+    normals below the diagonal, so :math:`M = CA^{-\\top}` (one solve, no inverse)."""
+    nu = np.asarray(nu, dtype=float)
+    psi = np.asarray(psi, dtype=float)
+    d = psi.shape[-1]
+    shape = (size, *nu.shape)
+    a = np.zeros((*shape, d, d))
+    on = np.arange(d)
+    a[..., on, on] = np.sqrt(2.0 * rng.standard_gamma((nu[..., None] - on) / 2.0, (*shape, d)))
+    below = np.tril_indices(d, -1)
+    a[..., below[0], below[1]] = rng.standard_normal((*shape, len(below[0])))
+    chol_t = np.swapaxes(np.broadcast_to(np.linalg.cholesky(psi), a.shape), -1, -2)
+    return np.swapaxes(np.linalg.solve(a, chol_t), -1, -2)  # M^T = A^{-1} C^T
 
 
 def _log_inverse_gamma(x, alpha, beta):
