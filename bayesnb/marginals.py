@@ -342,7 +342,8 @@ class CovarianceEntries:
         d = psi.shape[-1]
         nu = np.broadcast_to(np.asarray(nu, float), psi.shape[:-2])
         diag = np.diagonal(psi, axis1=-2, axis2=-1)
-        return cls((nu[..., None] - d + 1.0) / 2.0 + 0.0 * diag, diag / 2.0, nu, psi)
+        alpha = np.broadcast_to((nu[..., None] - d + 1.0) / 2.0, diag.shape)
+        return cls(alpha, diag / 2.0, nu, psi)
 
     @classmethod
     def diagonal(cls, alpha, beta) -> CovarianceEntries:
