@@ -269,7 +269,7 @@ def sample_nuts(problem: _Problem, reference: MixtureFit, sampler, draws, chains
     ``sampler="nutpie"`` samples with nutpie (an optional dependency)."""
     import pymc as pm
 
-    from bayesnb.pymc_model import bound_mixture_model
+    from bayesnb.pymc_model import bound_mixture_model, free_values
 
     if sampler == "nutpie":
         try:
@@ -288,10 +288,7 @@ def sample_nuts(problem: _Problem, reference: MixtureFit, sampler, draws, chains
         problem.known,
         problem.weights,
     )
-    start = {
-        rv.name: reference.params[rv.name].transpose(*pm_model.named_vars_to_dims[rv.name]).values
-        for rv in pm_model.free_RVs
-    }
+    start = free_values(pm_model, reference.params)
     options = {
         "draws": draws,
         "tune": tune,

@@ -27,11 +27,13 @@ from bayesnb.families import FAMILIES, Family
 from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer, estimate_blocks, estimate_groups, expand
 from bayesnb.families.discrete import UNSEEN_POLICIES
+from bayesnb.families.multivariate import DIAGONAL_COVARIANCES
 from bayesnb.priors import (
     ESTIMATES,
     Beta,
     Dirichlet,
     NormalInverseGamma,
+    NormalInverseWishart,
     PointMass,
     ZeroProbabilityWarning,
 )
@@ -550,6 +552,12 @@ class FittedModel:
                 value = np.asarray(value)
                 dims = tuple(f"stat_{i}_{key}_{j}" for j in range(value.ndim))
                 data[f"stat_{i}_{key}"] = (dims, value)
+        for i, (block, params) in enumerate(zip(self.blocks, self.block_params, strict=True)):
+            if block.generalized:  # its parameters are EM's last step, not the stats' optimum
+                for key, value in params.items():
+                    value = np.asarray(value)
+                    dims = tuple(f"param_{i}_{key}_{j}" for j in range(value.ndim))
+                    data[f"param_{i}_{key}"] = (dims, value)
         ds = xr.Dataset(data)
         ds.attrs[CONFIG_ATTR] = json.dumps(self._config())
         return ds
@@ -570,10 +578,10 @@ class FittedModel:
         for block in self.blocks:
             if block.kind not in SAVED_KINDS:
                 raise ModelFileError(
-                    f"saving a model with a {type(block).__name__} feature ({block.name!r}) "
-                    "is not built yet; the saved file has a schema for Bernoulli, "
-                    "Categorical, Binned, Multinomial and Gaussian features only. Keep "
-                    "the fitted object (or its params) instead."
+                    f"saving a model with a {type(block).__name__} feature ({block.name!r}, "
+                    f"kind {block.kind!r}) is not built: the saved file has a schema for "
+                    f"the package's own families only ({', '.join(SAVED_KINDS)}). Keep the "
+                    "fitted object (or its params) instead."
                 )
         write_dataset(self._to_dataset(), path)
 
@@ -768,30 +776,16 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
             f"'class_prior' must be a Dirichlet or a PointMass; got {class_prior!r}."
         )
     class_counts = _stat_array(ds, "class_counts", (k,), "class_counts")
-    stats = []
+    stats, saved_params = [], {}
     expected_keys = set()
     for i, block in enumerate(blocks):
-        prefix = f"stat_{i}_"
-        shapes = _stat_shapes(block, k)
-        present = {v[len(prefix) :] for v in ds.data_vars if v.startswith(prefix)}
-        if present != set(shapes):
-            raise ModelFileError(
-                f"feature {block.name!r} ({block.kind}) needs the statistics "
-                f"{sorted(shapes)!r}; the file has {sorted(present)!r}."
+        stats.append(_saved_arrays(ds, f"stat_{i}_", _stat_shapes(block, k), block, "statistics"))
+        expected_keys |= {f"stat_{i}_{key}" for key in stats[-1]}
+        if block.generalized:
+            saved_params[i] = _saved_arrays(
+                ds, f"param_{i}_", _param_shapes(block, k), block, "parameters"
             )
-        stats.append(
-            {
-                key: _stat_array(
-                    ds,
-                    prefix + key,
-                    shape,
-                    f"{key} of feature {block.name!r}",
-                    signed=(block.kind, key) == ("gaussian", "mean"),
-                )
-                for key, shape in shapes.items()
-            }
-        )
-        expected_keys |= {prefix + key for key in shapes}
+            expected_keys |= {f"param_{i}_{key}" for key in saved_params[i]}
     extra = sorted(set(ds.data_vars) - expected_keys - {"class_counts"})
     if extra:
         raise ModelFileError(f"the file holds variables no feature declares: {extra[:10]!r}.")
@@ -808,8 +802,31 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
             is_frame=config["is_frame"],
             target=_decode_values(config.get("target", "label"), "target"),
         )
+    for i, params in saved_params.items():  # EM's last generalized step, as it was
+        fit.block_params[i] = params
     fit._restore(config)
     return fit
+
+
+def _saved_arrays(ds, prefix: str, shapes: dict, block: Family, what: str) -> dict:
+    """The arrays ``prefix + key`` of ``ds`` for every key of ``shapes``, checked: no
+    other array has the prefix, and each has its shape and finite values."""
+    present = {v[len(prefix) :] for v in ds.data_vars if v.startswith(prefix)}
+    if present != set(shapes):
+        raise ModelFileError(
+            f"feature {block.name!r} ({block.kind}) needs the {what} {sorted(shapes)!r}; "
+            f"the file has {sorted(present)!r}."
+        )
+    return {
+        key: _stat_array(
+            ds,
+            prefix + key,
+            shape,
+            f"{key} of feature {block.name!r}",
+            signed=(block.kind, key) in SIGNED_STATS,
+        )
+        for key, shape in shapes.items()
+    }
 
 
 def _stat_array(ds, var: str, shape: tuple, what: str, *, signed: bool = False) -> np.ndarray:
@@ -850,13 +867,41 @@ def _stat_shapes(block: Family, k: int) -> dict:
         return {"counts": (k, sum(sizes))}
     if block.kind == "gaussian":
         return {key: (k, d) for key in GAUSSIAN_STATS}
+    if block.kind == "gamma":
+        return {key: (k, d) for key in ("n", "sum", "sum_log")}
+    if block.kind == "multivariate_gaussian":
+        diagonal = block.covariance in DIAGONAL_COVARIANCES
+        return {"n": (k,), "mean": (k, d), "scatter": (k, d) if diagonal else (k, d, d)}
+    raise ModelFileError(f"no schema for the family kind {block.kind!r}.")  # pragma: no cover
+
+
+def _param_shapes(block: Family, k: int) -> dict:
+    """The parameters a generalized family's fit keeps beside its statistics."""
+    if block.kind == "gamma":
+        return {key: (k, block.n_columns) for key in ("shape", "rate")}
     raise ModelFileError(f"no schema for the family kind {block.kind!r}.")  # pragma: no cover
 
 
 #: The statistics of a Gaussian block, each (labels, columns).
 GAUSSIAN_STATS = ("n", "mean", "ss")
 #: The family kinds a saved file has a schema for (:func:`_stat_shapes`).
-SAVED_KINDS = ("bernoulli", "multinomial", "categorical", "binned", "gaussian")
+SAVED_KINDS = (
+    "bernoulli",
+    "multinomial",
+    "categorical",
+    "binned",
+    "gaussian",
+    "multivariate_gaussian",
+    "gamma",
+)
+#: The statistics that may be negative: means, a scatter matrix's off-diagonal
+#: entries, a sum of logarithms.
+SIGNED_STATS = {
+    ("gaussian", "mean"),
+    ("multivariate_gaussian", "mean"),
+    ("multivariate_gaussian", "scatter"),
+    ("gamma", "sum_log"),
+}
 
 
 def _check_estimates(estimates, names: list) -> dict:
@@ -1055,6 +1100,16 @@ def _hashable(value):
 
 
 def _prior_config(prior) -> dict:
+    if prior is None:  # a family without a conjugate prior (Gamma)
+        return {"type": "none"}
+    if isinstance(prior, NormalInverseWishart):  # None: the data's default, kept as null
+        return {
+            "type": "NormalInverseWishart",
+            **{
+                k: None if getattr(prior, k) is None else np.asarray(getattr(prior, k)).tolist()
+                for k in ("mu", "kappa", "nu", "psi")
+            },
+        }
     if isinstance(prior, PointMass):
         return {"type": "PointMass", "probs": prior.probs.tolist()}
     if isinstance(prior, Dirichlet):
@@ -1090,7 +1145,9 @@ def _prior_from_config(config, what: str):
         "Beta": {"type", "alpha"},
         "Dirichlet": {"type", "alpha"},
         "NormalInverseGamma": {"type", "mu", "kappa", "alpha", "beta"},
+        "NormalInverseWishart": {"type", "mu", "kappa", "nu", "psi"},
         "PointMass": {"type", "probs"},
+        "none": {"type"},
     }
     if kind not in keys:
         raise ModelFileError(
@@ -1118,6 +1175,17 @@ def _prior_from_config(config, what: str):
             return PointMass(config["probs"])
         except (InputError, InputTypeError) as exc:
             raise ModelFileError(f"the PointMass prior of {what}: {exc}") from None
+    if kind == "none":
+        return None
+    if kind == "NormalInverseWishart":
+        values = {
+            k: None if config[k] is None else _numbers(config[k], f"{k} of the prior of {what}")
+            for k in ("mu", "kappa", "nu", "psi")
+        }
+        try:
+            return NormalInverseWishart(**values)
+        except (InputError, InputTypeError) as exc:
+            raise ModelFileError(f"the NormalInverseWishart prior of {what}: {exc}") from None
     values = {
         k: _numbers(config[k], f"{k} of the prior of {what}", positive=k != "mu")
         for k in ("mu", "kappa", "alpha", "beta")
@@ -1142,7 +1210,7 @@ def _family_config(block: Family) -> dict:
 
 
 #: State that is an array of floats (the rest are values, lists of values or names).
-_ARRAY_STATE = ("edges",)
+_ARRAY_STATE = ("edges", "data_mean", "data_cov")
 
 #: What every bound family keeps beyond ``prior``, ``estimate``, ``columns`` and ``name``
 #: (see :func:`_family_from_config`, which rebuilds each through its constructor).
@@ -1162,8 +1230,12 @@ FAMILY_STATE = {
     ),
     "multinomial": (),
     "gaussian": ("ddof", "var_floor"),
+    "multivariate_gaussian": ("covariance", "data_mean", "data_cov"),
+    "gamma": ("steps",),
 }
 _COMMON_STATE = ("prior", "estimate", "columns", "name")
+#: The families without a conjugate prior: their saved prior is ``{"type": "none"}``.
+_WITHOUT_PRIOR = ("gamma",)
 
 #: State a file written before it existed may lack, and the value it then has.
 _OPTIONAL_STATE = {
@@ -1218,6 +1290,12 @@ def _family_from_config(config, index: int = 0) -> Family:
             f"{where}: columns must be a non-empty list of distinct names; got {columns!r}."
         )
     prior = _prior_from_config(state["prior"], where)
+    if (prior is None) != (kind in _WITHOUT_PRIOR):
+        raise ModelFileError(
+            f"{where}: the prior must be "
+            f"{'none' if kind in _WITHOUT_PRIOR else 'a conjugate prior'} for this family; "
+            f"got {state['prior']!r}."
+        )
     common = {"estimate": estimate, "columns": columns}
     d = len(columns)
     if kind == "bernoulli":
@@ -1227,6 +1305,16 @@ def _family_from_config(config, index: int = 0) -> Family:
         block = FAMILIES[kind](prior, values=values, **common)
     elif kind == "multinomial":
         block = FAMILIES[kind](prior, **common)
+    elif kind == "multivariate_gaussian":
+        block = _multivariate_from_state(state, prior, common, d, where)
+    elif kind == "gamma":
+        steps = state["steps"]
+        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int)):
+            raise ModelFileError(f"{where}: steps must be an int or null; got {steps!r}.")
+        try:
+            block = FAMILIES[kind](prior, steps=steps, **common)
+        except (InputError, InputTypeError) as err:
+            raise ModelFileError(f"{where}: {err}") from None
     elif kind == "gaussian":
         ddof = state["ddof"]
         if ddof not in (0, 1) or isinstance(ddof, bool):
@@ -1286,6 +1374,29 @@ def _family_from_config(config, index: int = 0) -> Family:
             )
         block.column_categories = per_column
     block.name = name
+    return block
+
+
+def _multivariate_from_state(state: dict, prior, common: dict, d: int, where: str):
+    """A bound MultivariateGaussian rebuilt from its saved state: its covariance type,
+    and the training rows' mean (d,) and covariance (d, d) that centre its encoding
+    and resolve its default prior (checked to resolve for these columns)."""
+    try:
+        block = FAMILIES["multivariate_gaussian"](prior, covariance=state["covariance"], **common)
+    except (InputError, InputTypeError) as err:
+        raise ModelFileError(f"{where}: {err}") from None
+    mean = _numbers(state["data_mean"], f"{where}: data_mean")
+    cov = _numbers(state["data_cov"], f"{where}: data_cov")
+    if mean.shape != (d,) or cov.shape != (d, d) or not np.array_equal(cov, cov.T):
+        raise ModelFileError(
+            f"{where}: data_mean must be ({d},) and data_cov a symmetric ({d}, {d}) matrix; "
+            f"got shapes {mean.shape} and {cov.shape}."
+        )
+    block.data_mean, block.data_cov = mean, cov
+    try:
+        block.resolved_prior(2)
+    except InputError as err:
+        raise ModelFileError(f"{where}: {err}") from None
     return block
 
 

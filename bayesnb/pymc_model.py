@@ -12,7 +12,15 @@ by variable:
   per class or per category is honoured);
 * every Gaussian's ``<name>_var`` ~ InverseGamma(alpha, beta) and ``<name>_mu`` ~
   Normal(mu0, sqrt(var / kappa)), the Normal-Inverse-Gamma prior, with
-  ``<name>_sigma`` = sqrt(var) a deterministic.
+  ``<name>_sigma`` = sqrt(var) a deterministic;
+* every MultivariateGaussian block's Normal-Inverse-Wishart prior: ``<name>_cov`` ~
+  InverseWishart(nu, Psi) per class (a ``CustomDist`` sampled through the
+  log-Cholesky factor), or one ``<name>_tied_cov`` for ``covariance="tied"`` (with
+  ``<name>_cov`` its copy per class, a deterministic), or ``<name>_var`` ~
+  InverseGamma per variance, per class or once for the diagonal types (with
+  ``<name>_cov`` the diagonal matrix, a deterministic); then ``<name>_mu`` ~
+  MvNormal(mu0, cov / kappa). :func:`free_values` reads such a free variable from
+  ``<name>_cov`` when ``params`` lacks it.
 
 The hyperparameters are the families' own: :meth:`bayesnb.families.Family.posterior_hyper`
 of zero statistics (the prior as the package resolves it: a classifier's default
@@ -26,11 +34,14 @@ package's encodings, with every missing value marginalized (it contributes nothi
   semi-supervised mixture) enter by their weighted sufficient statistics, counted by
   the families' own ``count``: ``sum(counts * log theta)`` over the non-zero counts of
   every discrete variable (a Binned value also ``-log width`` of its bin), and
-  ``-n/2 log(2 pi var) - (S + n (mean - mu)^2) / (2 var)`` for a Gaussian;
+  ``-n/2 log(2 pi var) - (S + n (mean - mu)^2) / (2 var)`` for a Gaussian, and
+  ``-1/2 [n (d log 2 pi + log|Sigma|) + tr(Sigma^-1 (S + n (mean - mu)(mean - mu)'))]``
+  for a joint one;
 * rows whose component is unknown enter by ``w_i logsumexp_k [log pi_k + sum_j log
   p(x_ij | theta_kj)]``: the discrete values read from every family's ``design`` (the
   observed entries of the flat layout of its log-probabilities) and the Gaussian
-  values by their normal log density, a missing one masked out.
+  values by their normal log density, a missing one masked out (a joint Gaussian's by
+  a triangular solve against its Cholesky factor).
 
 A Potential rather than observed distributions: the data enter as constants of one
 term (statistics and a design, not draws of a PyMC distribution), the term is the
@@ -55,12 +66,13 @@ import xarray as xr
 
 from bayesnb._data import Table, check_sample_weight, split_target
 from bayesnb.errors import InputError, InputTypeError
-from bayesnb.families import Bernoulli, Gaussian
+from bayesnb.families import Bernoulli, Gaussian, MultivariateGaussian
 from bayesnb.families._kernels import value_array
 from bayesnb.priors import class_concentration
 
 __all__ = [
     "classifier_model",
+    "free_values",
     "log_density",
     "mixture_model",
     "model_point",
@@ -240,17 +252,14 @@ def _build(*, blocks, labels, label_dim, class_alpha, known_stats, known_counts,
     coords = {label_dim: label_values}
     layouts = []
     for block, stats in zip(blocks, known_stats, strict=True):
-        if block.kind == "multivariate_gaussian":
-            raise InputError(
-                f"the PyMC model of a MultivariateGaussian block ({block.name!r}) is not "
-                "built yet: PyMC has no Inverse-Wishart to match its conjugate prior. Use "
-                "the exact posterior (fit.posterior()) or the Gibbs sampler "
-                "(cluster(..., method='mcmc'), sampler='gibbs', the default), or declare "
-                "the columns bnb.Gaussian()."
-            )
         hyper = block.posterior_hyper({key: np.zeros_like(v) for key, v in stats.items()})
         if isinstance(block, Gaussian):
             laid = block.to_xarray(hyper, None, label_dim, label_values)["params"]
+        elif isinstance(block, MultivariateGaussian):  # the dims of its mu and cov
+            shape = (k, block.n_columns, block.n_columns)
+            laid = block.to_xarray(
+                {"mu": hyper["mu"], "cov": np.zeros(shape)}, None, label_dim, label_values
+            )["params"]
         elif isinstance(block, Bernoulli):  # P(true): a is the true entry, b the false
             conc = hyper["concentration"]
             laid = tuple(
@@ -261,23 +270,32 @@ def _build(*, blocks, labels, label_dim, class_alpha, known_stats, known_counts,
             laid = block.to_xarray({"prob": hyper["concentration"]}, None, label_dim, label_values)[
                 "params"
             ]
-        layouts.append(laid)
+        layouts.append((laid, hyper))
         for da in _arrays(laid):
             coords.update({d: da[d].values for d in da.dims})
 
     with pm.Model(coords=coords) as pm_model:
         class_prob = pm.Dirichlet("class_prob", a=np.asarray(class_alpha, float), dims=label_dim)
         log_class = pt.log(class_prob)
-        tables, gaussians = [], []  # (block, flat log table), (block, mu, var)
-        for block, laid in zip(blocks, layouts, strict=True):
+        # (block, flat log table), (block, mu, var) of independent Gaussians and
+        # (block, mu, Cholesky factor) of joint ones
+        tables, gaussians, joints = [], [], []
+        derived = {}  # free variable -> the params variable it is read from, and how
+        for block, (laid, hyper) in zip(blocks, layouts, strict=True):
             if isinstance(block, Gaussian):
                 gaussians.append((block, *_gaussian(block, laid, k)))
+            elif isinstance(block, MultivariateGaussian):
+                joint, mu, spread, read = _multivariate(block, hyper, laid, k)
+                (joints if joint else gaussians).append((block, mu, spread))
+                derived.update(read)
             else:
                 tables.append((block, _discrete(block, laid, k)))
-        total = _known_term(log_class, tables, gaussians, blocks, known_stats, known_counts)
+        terms = (log_class, tables, gaussians, joints, blocks)
+        total = _known_term(*terms, known_stats, known_counts)
         if rows is not None and rows[1].any():
-            total = total + _free_term(log_class, tables, gaussians, blocks, rows)
+            total = total + _free_term(*terms, rows)
         pm.Potential(LIKELIHOOD, total)
+    _CACHE[pm_model] = {"derived": derived}
     return pm_model
 
 
@@ -301,6 +319,157 @@ def _gaussian(block, laid, k):
     return mu.reshape((k, -1)), var.reshape((k, -1))
 
 
+def _multivariate(block, hyper, laid, k):
+    """A MultivariateGaussian block's variables under its Normal-Inverse-Wishart prior
+    (the hyperparameters ``hyper`` of :meth:`~bayesnb.families.MultivariateGaussian.
+    posterior_hyper` at zero statistics):
+
+    * ``"full"``: ``<name>_cov`` ~ InverseWishart(nu, Psi) per class;
+    * ``"tied"``: ``<name>_tied_cov`` ~ InverseWishart(nu, Psi), one matrix, and
+      ``<name>_cov`` its copy per class (a deterministic);
+    * ``"diag"``, ``"spherical"``, ``"tied-spherical"``: ``<name>_var`` ~
+      InverseGamma(alpha, beta), per class and column, per class or one, and
+      ``<name>_cov`` the diagonal matrix it makes (a deterministic);
+
+    then ``<name>_mu`` ~ MvNormal(mu0, cov / kappa) (a Normal per coordinate when
+    diagonal). Returns whether the covariance is joint, the means (K, d), the
+    Cholesky factors (K, d, d) or (d, d) (joint) or the variances (K, d)
+    (diagonal), and ``{free variable: (params variable, reader)}`` for a free
+    variable that ``fit.params`` holds only through ``<name>_cov``."""
+    name, d, kind = block.name, block.n_columns, block.covariance
+    matrix = laid[f"{name}_cov"].dims
+    vector = matrix[:2]
+    mu0, kappa = hyper["mu"], hyper["kappa"]
+    cov_name = f"{name}_cov"
+    if "psi" in hyper:
+        tied = kind == "tied"
+        free = f"{name}_tied_cov" if tied else cov_name
+        cov = _inverse_wishart(free, hyper["nu"], hyper["psi"], matrix[1:] if tied else matrix)
+        chol = pt.linalg.cholesky(cov)
+        scale = chol / np.sqrt(kappa)[:, None, None]
+        mu = pm.MvNormal(f"{name}_mu", mu=mu0, chol=scale, dims=vector)
+        if not tied:
+            return True, mu, chol, {}
+        pm.Deterministic(cov_name, pt.broadcast_to(cov, (k, d, d)), dims=matrix)
+        return True, mu, chol, {free: (cov_name, lambda c: _shared(c, cov_name, kind)[0])}
+    alpha, beta = hyper["alpha"], hyper["beta"]
+    var_dims = vector[: np.ndim(alpha)]
+    var = pm.InverseGamma(f"{name}_var", alpha=alpha, beta=beta, dims=var_dims)
+    variances = pt.broadcast_to(
+        var.reshape((k, d)[: np.ndim(alpha)] + (1,) * (2 - np.ndim(alpha))), (k, d)
+    )
+    mu = pm.Normal(f"{name}_mu", mu=mu0, sigma=pt.sqrt(variances / kappa[:, None]), dims=vector)
+    pm.Deterministic(cov_name, variances[:, :, None] * np.eye(d), dims=matrix)
+    reader = {
+        "diag": lambda c: _diagonal(c, cov_name, kind),
+        "spherical": lambda c: _spherical(c, cov_name, kind)[:, 0],
+        "tied-spherical": lambda c: _shared(_spherical(c, cov_name, kind), cov_name, kind)[0, 0],
+    }[kind]
+    return False, mu, variances, {f"{name}_var": (cov_name, reader)}
+
+
+#: Entries that a covariance type makes equal (or zero) may differ by this much,
+#: relative to the largest variance: rounding, not structure.
+_ROUNDING = 1e-10
+
+
+def _diagonal(cov: np.ndarray, name: str, kind: str) -> np.ndarray:
+    """The variances (K, d) of diagonal covariances (K, d, d); an off-diagonal entry
+    beyond rounding raises."""
+    scale = np.abs(np.diagonal(cov, axis1=-2, axis2=-1)).max()
+    off = np.abs(cov * (1.0 - np.eye(cov.shape[-1]))).max()
+    if off > _ROUNDING * scale:
+        raise _not_of_kind(name, kind, f"an off-diagonal entry is {off:.6g}, not 0")
+    return np.diagonal(cov, axis1=-2, axis2=-1).copy()
+
+
+def _spherical(cov: np.ndarray, name: str, kind: str) -> np.ndarray:
+    """The variances (K, d) of spherical covariances, one per class; raise unless the
+    matrices are diagonal with equal variances."""
+    var = _diagonal(cov, name, kind)
+    spread = float(np.ptp(var, axis=1).max())
+    if spread > _ROUNDING * np.abs(var).max():
+        raise _not_of_kind(name, kind, f"a class's variances differ by {spread:.6g}")
+    return var
+
+
+def _shared(values: np.ndarray, name: str, kind: str) -> np.ndarray:
+    """``values`` (K, ...), checked equal across the classes (a tied covariance)."""
+    spread = float(np.abs(values - values[:1]).max())
+    if spread > _ROUNDING * np.abs(values).max():
+        raise _not_of_kind(name, kind, f"its classes differ by up to {spread:.6g}")
+    return values
+
+
+def _not_of_kind(name: str, kind: str, what: str) -> InputError:
+    return InputError(
+        f"params[{name!r}] is not a {kind!r} covariance: {what}. The block declares "
+        f"covariance={kind!r}, and the PyMC model's parameters hold only such "
+        "covariances; give parameters of that structure (those of a fit of the same "
+        "declaration)."
+    )
+
+
+def _inverse_wishart(name, nu, psi, dims):
+    r"""``name`` ~ InverseWishart(nu, psi): batched over ``nu`` (...) and ``psi``
+    (..., d, d), its value the covariance matrix itself, sampled through its
+    log-Cholesky factor (PyMC's ``CholeskyCovTransform``: the packed lower triangle
+    of the factor, its diagonal as logarithms). The log density is
+    :math:`\frac\nu2\log|\Psi| - \frac{\nu d}2\log 2 - \log\Gamma_d(\nu/2) -
+    \frac{\nu + d + 1}2\log|\Sigma| - \frac12\mathrm{tr}(\Psi\Sigma^{-1})`; its
+    start the mode :math:`\Psi/(\nu + d + 1)`, and its draws Bartlett's
+    (symbolic, so that PyMC's compiled samplers of the prior run them)."""
+    from pymc.distributions.shape_utils import implicit_size_from_params, rv_size_is_none
+    from pymc.distributions.transforms import CholeskyCovTransform
+
+    d = np.shape(psi)[-1]
+
+    def logp(value, nu, psi):
+        chol = pt.linalg.cholesky(value)
+        log_det = 2.0 * pt.sum(pt.log(pt.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+        psi_chol = pt.linalg.cholesky(psi)
+        log_det_psi = 2.0 * pt.sum(pt.log(pt.diagonal(psi_chol, axis1=-2, axis2=-1)), axis=-1)
+        trace = pt.sum(pt.linalg.solve_triangular(chol, psi_chol, lower=True) ** 2, axis=(-2, -1))
+        log_gamma_d = d * (d - 1) / 4.0 * np.log(np.pi) + pt.sum(
+            pt.gammaln(nu[..., None] / 2.0 + (1.0 - np.arange(1, d + 1)) / 2.0), axis=-1
+        )
+        return (
+            0.5 * nu * (log_det_psi - d * np.log(2.0))
+            - log_gamma_d
+            - 0.5 * (nu + d + 1.0) * log_det
+            - 0.5 * trace
+        )
+
+    def dist(nu, psi, size):  # Bartlett: Sigma^-1 = C^-T A A^T C^-1, Psi = C C^T
+        if rv_size_is_none(size):
+            size = implicit_size_from_params(nu, psi, ndims_params=[0, 2])
+        shape = tuple(size)
+        chi = pt.sqrt(pm.ChiSquared.dist(nu=nu[..., None] - np.arange(d), size=(*shape, d)))
+        a = pt.zeros((*shape, d, d))[..., np.arange(d), np.arange(d)].set(chi)
+        below = np.tril_indices(d, -1)
+        a = a[..., below[0], below[1]].set(pm.Normal.dist(size=(*shape, len(below[0]))))
+        factor = pt.linalg.cholesky(psi) @ pt.linalg.solve_triangular(a, np.eye(d), lower=True).mT
+        return factor @ factor.mT
+
+    def support_point(rv, size, nu, psi):
+        mode = psi / (nu + d + 1.0)[..., None, None]
+        if rv_size_is_none(size):
+            return mode
+        return pt.broadcast_to(mode, pt.concatenate([size, [d, d]]))
+
+    return pm.CustomDist(
+        name,
+        np.asarray(nu, dtype=float),
+        np.asarray(psi, dtype=float),
+        logp=logp,
+        dist=dist,
+        support_point=support_point,
+        signature="(),(d,d)->(d,d)",
+        default_transform=CholeskyCovTransform(d),
+        dims=dims,
+    )
+
+
 def _discrete(block, laid, k):
     """The block's variables; its log density table (K, flat size): the flat
     log-probabilities (``log_prob.reshape(K, -1)``) plus the family's offset."""
@@ -315,7 +484,7 @@ def _discrete(block, laid, k):
     return flat + offset if np.any(offset) else flat
 
 
-def _known_term(log_class, tables, gaussians, blocks, known_stats, known_counts):
+def _known_term(log_class, tables, gaussians, joints, blocks, known_stats, known_counts):
     """The log-likelihood of the rows whose class is known, from their statistics."""
     stats = dict(zip(map(id, blocks), known_stats, strict=True))
     nonzero = known_counts > 0
@@ -327,8 +496,7 @@ def _known_term(log_class, tables, gaussians, blocks, known_stats, known_counts)
         if where[0].size:
             total = total + pt.sum(counts[where] * table[where])
     for block, mu, var in gaussians:
-        st = stats[id(block)]
-        n, mean, ss = (np.asarray(st[key], dtype=float) for key in ("n", "mean", "ss"))
+        n, mean, ss = _moments(block, stats[id(block)])
         where = np.nonzero(n > 0)
         if where[0].size:
             n, mean, ss = n[where], mean[where], ss[where]
@@ -336,10 +504,36 @@ def _known_term(log_class, tables, gaussians, blocks, known_stats, known_counts)
             total = total + pt.sum(
                 -0.5 * n * (LOG_2PI + pt.log(v)) - (ss + n * (mean - mu[where]) ** 2) / (2.0 * v)
             )
+    for block, mu, chol in joints:  # -1/2 [n (d log 2 pi + log|S|) + tr(S^-1 (Q + n dd'))]
+        st = stats[id(block)]
+        where = np.flatnonzero(np.asarray(st["n"]) > 0)
+        if where.size:
+            n, mean, scatter = (
+                np.asarray(st[key], dtype=float)[where] for key in ("n", "mean", "scatter")
+            )
+            factor = chol[where] if chol.ndim == 3 else chol
+            d = mean.shape[1]
+            inverse = pt.linalg.solve_triangular(factor, np.eye(d), lower=True)  # L^-1
+            log_det = 2.0 * pt.sum(pt.log(pt.diagonal(factor, axis1=-2, axis2=-1)), axis=-1)
+            z = (inverse @ (mean - mu[where])[:, :, None])[:, :, 0]
+            trace = pt.sum((inverse @ scatter) * inverse, axis=(-2, -1))
+            total = total - 0.5 * pt.sum(
+                n * (d * LOG_2PI + log_det + pt.sum(z**2, axis=-1)) + trace
+            )
     return total
 
 
-def _free_term(log_class, tables, gaussians, blocks, rows):
+def _moments(block, stats: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The weighted count, mean and sum of squared deviations (K, d) of an independent
+    Gaussian's statistics (a Gaussian's, or a diagonal MultivariateGaussian's)."""
+    if isinstance(block, MultivariateGaussian):
+        mean = np.asarray(stats["mean"], dtype=float)
+        n = np.broadcast_to(np.asarray(stats["n"], dtype=float)[:, None], mean.shape)
+        return n, mean, np.asarray(stats["scatter"], dtype=float)
+    return tuple(np.asarray(stats[key], dtype=float) for key in ("n", "mean", "ss"))
+
+
+def _free_term(log_class, tables, gaussians, joints, blocks, rows):
     """``sum_i w_i logsumexp_k [log pi_k + sum_j log p(x_ij | theta_kj)]`` over the rows
     whose class is unknown (a missing value contributes nothing)."""
     data, mask, weights = rows
@@ -373,6 +567,11 @@ def _free_term(log_class, tables, gaussians, blocks, rows):
         if not seen.all():
             term = term * seen
         jll = jll + term.sum(axis=-1)
+    for block, mu, chol in joints:  # -1/2 (d log 2 pi + log|S| + |L^-1 (x - mu)|^2)
+        x = block.observed_codes(data[id(block)])[mask]  # (rows, d): no value missing
+        z = pt.linalg.solve_triangular(chol, (x[None, :, :] - mu[:, None, :]).mT, lower=True)
+        log_det = 2.0 * pt.sum(pt.log(pt.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+        jll = jll - 0.5 * (x.shape[1] * LOG_2PI + log_det[..., None] + pt.sum(z**2, axis=1))
     row = pt.logsumexp(jll, axis=0)
     return pt.sum(row * weights) if np.any(weights != 1.0) else pt.sum(row)
 
@@ -400,10 +599,49 @@ def _forward(pm_model):
     return pytensor.function(inputs, outputs, mode="FAST_COMPILE", on_unused_input="ignore")
 
 
-def _free_value(pm_model, rv, params) -> np.ndarray:
-    """The value of free variable ``rv`` in ``params``, in the model's dim order, its
-    coords checked against the model's."""
-    name = rv.name
+def free_values(pm_model: pm.Model, params) -> dict[str, np.ndarray]:
+    """The value of every free variable of ``pm_model`` (its constrained space, keyed
+    by name) at the parameters ``params`` (the layout of ``fit.params``): the
+    variable of the same name, or, for a free variable ``fit.params`` holds only
+    through another (a tied covariance, the variances of a diagonal one), read from
+    that one, its structure checked.
+
+    Examples
+    --------
+    Old Faithful as two components sharing one covariance: the model samples that
+    matrix once, as ``X_tied_cov``, which ``fit.params`` holds as every
+    component's ``X_cov``.
+
+    >>> import bayesnb as bnb
+    >>> from bayesnb.pymc_model import free_values
+    >>> faithful = bnb.datasets.old_faithful()
+    >>> model = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance="tied"))
+    >>> fit = model.cluster(faithful, 2, random_state=0)
+    >>> values = free_values(model.to_pymc(faithful, n_components=2), fit.params)
+    >>> sorted(values), values["X_tied_cov"].shape
+    (['X_mu', 'X_tied_cov', 'class_prob'], (2, 2))
+    >>> bool((values["X_tied_cov"] == fit.params["X_cov"][0].values).all())
+    True
+    """
+    if not isinstance(params, xr.Dataset | Mapping):
+        raise InputTypeError(
+            f"params must be an xarray.Dataset in the layout of fit.params; got "
+            f"{type(params).__name__}."
+        )
+    derived = _CACHE.get(pm_model, {}).get("derived", {})
+    out = {}
+    for rv in pm_model.free_RVs:
+        if rv.name not in params and rv.name in derived:
+            source, read = derived[rv.name]
+            out[rv.name] = np.asarray(read(_param_value(pm_model, source, params)))
+        else:
+            out[rv.name] = _param_value(pm_model, rv.name, params)
+    return out
+
+
+def _param_value(pm_model, name: str, params) -> np.ndarray:
+    """The value of the model's variable ``name`` in ``params``, in the model's dim
+    order, its coords checked against the model's."""
     if name not in params:
         raise InputError(
             f"params lacks the variable {name!r} of the PyMC model (it has "
@@ -468,14 +706,9 @@ def model_point(pm_model: pm.Model, params) -> dict:
     >>> point["win_logodds__"].round(4)
     array([-0.6931])
     """
-    if not isinstance(params, xr.Dataset | Mapping):
-        raise InputTypeError(
-            f"params must be an xarray.Dataset in the layout of fit.params; got "
-            f"{type(params).__name__}."
-        )
+    values = free_values(pm_model, params)
     forward = _cached(pm_model, "forward", lambda: _forward(pm_model))
-    values = [_free_value(pm_model, rv, params) for rv in pm_model.free_RVs]
-    outputs = forward(*values)
+    outputs = forward(*(values[rv.name] for rv in pm_model.free_RVs))
     point = {vv.name: np.asarray(out) for vv, out in zip(pm_model.value_vars, outputs, strict=True)}
     for name, value in point.items():
         if not np.isfinite(value).all():

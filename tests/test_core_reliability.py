@@ -406,6 +406,9 @@ def test_every_bound_family_keeps_exactly_the_state_load_checks():
             "h": [0.5, 1.5, 2.5, 2.9],
             "m1": [1, 0, 2, 3],
             "m2": [0, 4, 1, 1],
+            "v1": [0.3, 1.2, 2.0, 0.7],
+            "v2": [1.1, 0.4, 0.9, 2.5],
+            "t": [0.5, 2.0, 1.5, 3.0],
         }
     )
     fit = bnb.NaiveBayes(
@@ -415,6 +418,8 @@ def test_every_bound_family_keeps_exactly_the_state_load_checks():
             "g": bnb.Gaussian(),
             "h": bnb.Binned([0.0, 1.0, 3.0]),
             "m": bnb.Multinomial(columns=["m1", "m2"]),
+            "v": bnb.MultivariateGaussian(columns=["v1", "v2"]),
+            "t": bnb.Gamma(),
         }
     ).fit(frame, [0, 1, 0, 1])
     assert {b.kind for b in fit.blocks} == set(FAMILY_STATE)

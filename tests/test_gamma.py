@@ -150,3 +150,55 @@ def test_model_choice_tabulates_a_gamma_mixture():
     assert np.isnan(table["cheeseman_stutz"]).all()
     assert table["bic"].idxmin() == 2  # two clusters of eruption times
     assert list(table["n_parameters"]) == [2, 5]
+
+
+def test_save_and_load_keep_ems_last_generalized_step(tmp_path):
+    """A generalized M-step (one Newton step on the shape) leaves EM's parameters near,
+    not at, the maximizer of its final statistics, so the file keeps them beside the
+    statistics: a classifier (full maximization) and a mixture load bit for bit."""
+    X = _durations()
+    path = tmp_path / "model.nc"
+    model = bnb.NaiveBayes(bnb.Gamma())
+    mixture = model.cluster(X, 2, random_state=0)
+    maximized = mixture.blocks[0].estimate_params(mixture.stats[0], "ml")
+    assert not np.array_equal(maximized["shape"], mixture.block_params[0]["shape"])
+    for fit in (model.fit(X, (X["eruptions"] > 3).astype(int)), mixture):
+        fit.save(path)
+        back = bnb.load(path)
+        assert back.params.identical(fit.params)
+        assert back.counts.identical(fit.counts)
+        np.testing.assert_array_equal(back.predict_proba(X), fit.predict_proba(X))
+    assert back.log_likelihood == mixture.log_likelihood
+    assert back.blocks[0].steps == 1 and back.blocks[0].prior is None
+
+
+def test_load_refuses_a_prior_where_the_family_has_none(tmp_path):
+    """A Gamma block's saved prior is "none"; a Gaussian's "none" is damage: both
+    directions are named errors, not a default prior slipped in."""
+    import json
+
+    import xarray as xr
+
+    from bayesnb.model import CONFIG_ATTR
+
+    X = _durations().assign(g=np.linspace(0.0, 1.0, 272))
+    fit = bnb.NaiveBayes({"eruptions": bnb.Gamma(), "g": bnb.Gaussian()}).fit(
+        X, (X["eruptions"] > 3).astype(int)
+    )
+    path = tmp_path / "model.nc"
+    fit.save(path)
+    with xr.open_dataset(path, engine="scipy") as ds:
+        ds = ds.load()
+    config = json.loads(ds.attrs[CONFIG_ATTR])
+    assert config["blocks"][0]["state"]["prior"] == {"type": "none"}
+    for block, prior, message in [
+        (0, {"type": "Dirichlet", "alpha": [1.0]}, r"prior must be none"),
+        (1, {"type": "none"}, r"prior must be a conjugate prior"),
+    ]:
+        bad = json.loads(json.dumps(config))
+        bad["blocks"][block]["state"]["prior"] = prior
+        out = ds.copy()
+        out.attrs[CONFIG_ATTR] = json.dumps(bad)
+        out.to_netcdf(tmp_path / "bad.nc", engine="scipy")
+        with pytest.raises(bnb.ModelFileError, match=message):
+            bnb.load(tmp_path / "bad.nc")

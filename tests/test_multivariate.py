@@ -394,18 +394,79 @@ def test_bic_chooses_mclusts_model_for_old_faithful():
     assert table["bic"].idxmin() == ("tied", 3)
 
 
-def test_what_is_not_built_says_so(tmp_path):
-    """The PyMC model (so NUTS) and saving do not cover the family yet: each says so,
-    naming it."""
+@pytest.mark.parametrize("covariance", ALL)
+def test_save_and_load_are_exact(tmp_path, covariance):
+    """The file holds the statistics (a diagonal type's scatter diagonal alone), the
+    prior as declared (None for a data default) and the rows' mean and covariance
+    that resolve it: loading re-estimates every parameter bit for bit, for the
+    classifier under every estimate and for an EM mixture with its diagnostics."""
     X = _faithful()
-    y = (X["waiting"] > 70).astype(int)
-    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
-    fit = model.fit(X, y)
-    with pytest.raises(InputError, match=r"PyMC model of a MultivariateGaussian .* not built"):
-        model.to_pymc(X, y)
-    with pytest.raises(InputError, match=r"PyMC model of a MultivariateGaussian .* not built"):
-        model.cluster(X, 2, method="mcmc", sampler="nuts", draws=5, tune=5, random_state=0)
-    with pytest.raises(bnb.ModelFileError, match=r"MultivariateGaussian feature .* not built"):
+    y = np.where(X["waiting"] > 70, "long", "short")
+    path = tmp_path / "model.nc"
+    for prior in (None, bnb.NormalInverseWishart(mu=[3.0, 70.0], kappa=0.5, nu=4.0)):
+        model = bnb.NaiveBayes(bnb.MultivariateGaussian(prior, covariance=covariance))
+        fits = [model.fit(X, y, estimate=e) for e in ("mean", "map", "ml")]
+        fits.append(model.cluster(X, 2, random_state=0))
+        for fit in fits:
+            fit.save(path)
+            back = bnb.load(path)
+            assert type(back) is type(fit)
+            assert back.params.identical(fit.params)
+            assert back.counts.identical(fit.counts)
+            np.testing.assert_array_equal(back.predict_proba(X), fit.predict_proba(X))
+        assert back.log_likelihood == fits[-1].log_likelihood
+        np.testing.assert_array_equal(back.history, fits[-1].history)
+        saved = back.blocks[0]
+        assert saved.covariance == covariance
+        if prior is None:  # the data defaults stay defaults, resolved again at load
+            assert (saved.prior.mu, saved.prior.nu, saved.prior.psi) == (None, None, None)
+        else:
+            np.testing.assert_array_equal(saved.prior.mu, [3.0, 70.0])
+            assert (saved.prior.kappa, saved.prior.nu, saved.prior.psi) == (0.5, 4.0, None)
+        np.testing.assert_allclose(saved.data_cov, np.cov(X.to_numpy().T, bias=True), rtol=1e-13)
+
+
+def test_load_refuses_a_damaged_multivariate_state(tmp_path):
+    """A saved covariance type, a data covariance of the wrong shape, a prior that
+    cannot resolve: each a ModelFileError naming it."""
+    import json
+
+    import xarray as xr
+
+    from bayesnb.model import CONFIG_ATTR
+
+    X = _faithful()
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian()).fit(X, X["waiting"] > 70)
+    path = tmp_path / "model.nc"
+    fit.save(path)
+    with xr.open_dataset(path, engine="scipy") as ds:
+        ds = ds.load()
+    config = json.loads(ds.attrs[CONFIG_ATTR])
+
+    def damaged(change, name):
+        bad = json.loads(json.dumps(config))
+        change(bad["blocks"][0]["state"])
+        out = ds.copy()
+        out.attrs[CONFIG_ATTR] = json.dumps(bad)
+        target = tmp_path / name
+        out.to_netcdf(target, engine="scipy")
+        return target
+
+    cases = [
+        (lambda s: s.update(covariance="round"), r"covariance must be one of"),
+        (lambda s: s.update(data_cov=[[1.0, 0.0]]), r"data_cov a symmetric \(2, 2\) matrix"),
+        (lambda s: s["prior"].update(nu=0.5), r"nu must exceed d - 1 = 1"),
+        (lambda s: s.update(covariance="diag"), r"scatter.*shape \(2, 2, 2\).*declare \(2, 2\)"),
+    ]
+    for i, (change, message) in enumerate(cases):
+        with pytest.raises(bnb.ModelFileError, match=message):
+            bnb.load(damaged(change, f"bad{i}.nc"))
+
+
+def test_saving_a_family_without_a_schema_says_so(tmp_path):
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian()).fit(_faithful(), [0, 1] * 136)
+    fit.blocks[0].kind = "home_made"  # a family registered outside the package
+    with pytest.raises(bnb.ModelFileError, match=r"kind 'home_made'\) is not built"):
         fit.save(tmp_path / "model.nc")
 
 
@@ -448,3 +509,27 @@ def test_the_ml_collapse_test_is_in_the_datas_own_units():
     # the density of the scaled data is the plain one over the Jacobian, 1e9 per row
     shift = len(X) * np.log(1e9)
     assert wide.log_likelihood == pytest.approx(plain.log_likelihood - shift, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "covariance, what, value",
+    [("full", "nu_n - d - 1", -0.5), ("diag", "alpha_n - 1", -0.25)],
+)
+def test_a_posterior_mean_that_does_not_exist_is_named(covariance, what, value):
+    """Under NormalInverseWishart(nu=1.5) with d = 2, a class of one row has the
+    posterior nu_n = 2.5 <= d + 1, so its Inverse-Wishart has no mean (full); the
+    inverse gamma of each variance has alpha_n = (nu - d + 1) / 2 + 1/2 = 0.75 <= 1
+    (diag). estimate="mean" says so and names the class; "map" exists."""
+    X = pd.DataFrame({"a": [0.1, 0.5, 0.9, 1.3, 2.0], "b": [1.0, 0.2, 0.4, 0.8, 1.9]})
+    y = ["p", "p", "p", "p", "q"]
+    model = bnb.NaiveBayes(
+        bnb.MultivariateGaussian(bnb.NormalInverseWishart(nu=1.5), covariance=covariance)
+    )
+    message = (
+        rf"posterior mean of the {covariance} covariance of class 'q' does not exist: "
+        rf"{what} = {value}.*estimate='map'"
+    )
+    with pytest.raises(InputError, match=message):
+        model.fit(X, y)  # the classifier's default estimate is the mean
+    cov = model.fit(X, y, estimate="map").params["X_cov"].sel(class_label="q").values
+    assert np.all(np.linalg.eigvalsh(cov) > 0)

@@ -240,20 +240,22 @@ def test_gibbs_with_every_membership_known_draws_the_exact_posterior(covariance)
     draws of the classifier's exact posterior, whose means are estimate="mean"; with
     two chains, a tied covariance is pooled within each chain only."""
     model, X, y, _ = _faithful_fit(covariance)
+    assert_known_memberships_draw_the_exact_posterior(
+        model, X, y, draws=1000, chains=2, tune=10, random_state=1
+    )
+
+
+def assert_known_memberships_draw_the_exact_posterior(model, X, y, **options) -> None:
+    """MCMC clustering (``options``: the sampler's) of ``X`` with every row's component
+    ``y`` known draws the classifier's exact posterior: the means of the draws of
+    ``X_mu`` and ``X_cov`` lie within 4 Monte-Carlo standard errors of
+    ``estimate="mean"``."""
+    labels = sorted(set(y))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = model.cluster(
-            X,
-            ["long", "short"],
-            y=y,
-            method="mcmc",
-            draws=1000,
-            chains=2,
-            tune=10,
-            random_state=1,
-        )
+        fit = model.cluster(X, labels, y=y, method="mcmc", **options)
     exact = model.fit(X, y, estimate="mean")
     post = fit.trace["posterior"].ds
     for name in ("X_mu", "X_cov"):
-        expected = exact.params[name].sel(class_label=["long", "short"]).values
-        assert mcse_ok(post[name].transpose("chain", "draw", ...).values, expected)
+        expected = exact.params[name].sel(class_label=labels).values
+        assert mcse_ok(post[name].transpose("chain", "draw", ...).values, expected), name

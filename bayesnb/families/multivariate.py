@@ -60,7 +60,8 @@ class MultivariateGaussian(Family):
     type: a Normal-Inverse-Wishart per class, a shared Inverse-Wishart when tied, an
     inverse gamma per variance when diagonal or spherical; it serves the classifier's
     ``posterior()`` and intervals, the evidence, and the Gibbs sampler. The PyMC model
-    is not built for this family.
+    (:mod:`bayesnb.pymc_model`, so NUTS) has the same prior: an Inverse-Wishart
+    covariance per class or shared, or inverse-gamma variances.
 
     A missing value has no exact treatment here short of an inner EM over the missing
     entries, so it raises an error naming its column; declare such columns
@@ -267,11 +268,11 @@ class MultivariateGaussian(Family):
         else:
             shrink = self.resolved_prior(K)
             _, mu, q = _updated(shrink, stats)
-        cov = self._covariance(q, n, method, shrink)
+        cov = self._covariance(q, n, method, shrink, names)
         self._check_definite(cov, n, names, method)
         return {"mu": mu, "cov": cov}
 
-    def _covariance(self, q, n, method: str, prior) -> np.ndarray:
+    def _covariance(self, q, n, method: str, prior, names) -> np.ndarray:
         """Every class's covariance (K, d, d) from its quadratic terms ``q``."""
         K, d = len(n), q.shape[1]
         kind = self.covariance
@@ -282,13 +283,18 @@ class MultivariateGaussian(Family):
             elif method == "map":
                 shared = (prior.psi + total) / (prior.nu + n.sum() + K + d + 1.0)
             else:
-                shared = (prior.psi + total) / (prior.nu + n.sum() - d - 1.0)
+                shared = (prior.psi + total) / self._mean_denominator(
+                    prior.nu + n.sum() - d - 1.0, names, "nu_n - d - 1"
+                )
             return np.broadcast_to(shared, (K, d, d)).copy()
         if kind == "full":
             if method == "ml":
                 return q / n[:, None, None]
             nu_n = prior.nu + n
-            denom = nu_n + d + 2.0 if method == "map" else nu_n - d - 1.0
+            if method == "map":
+                denom = nu_n + d + 2.0
+            else:
+                denom = self._mean_denominator(nu_n - d - 1.0, names, "nu_n - d - 1")
             return (prior.psi + q) / denom[:, None, None]
         # diag and spherical: the Inverse-Wishart's inverse gamma on every variance
         alpha = (prior.nu - d + 1.0) / 2.0 if prior is not None else None
@@ -299,7 +305,11 @@ class MultivariateGaussian(Family):
                 beta_n = np.diagonal(prior.psi) / 2.0 + q / 2.0
                 # the joint mode (mu_n, beta_n / (alpha_n + 3/2)), the mean beta_n / (alpha_n - 1)
                 alpha_n = alpha + n[:, None] / 2.0
-                var = beta_n / (alpha_n + 1.5 if method == "map" else alpha_n - 1.0)
+                var = beta_n / (
+                    alpha_n + 1.5
+                    if method == "map"
+                    else self._mean_denominator(alpha_n - 1.0, names, "alpha_n - 1")
+                )
         elif kind == "tied-spherical":
             total = q.sum()
             if method == "ml":
@@ -308,7 +318,9 @@ class MultivariateGaussian(Family):
                 beta_n = np.trace(prior.psi) / 2.0 + total / 2.0
                 alpha_n = d * alpha + n.sum() * d / 2.0
                 shared = beta_n / (
-                    alpha_n + 1.0 + K * d / 2.0 if method == "map" else alpha_n - 1.0
+                    alpha_n + 1.0 + K * d / 2.0
+                    if method == "map"
+                    else self._mean_denominator(alpha_n - 1.0, names, "alpha_n - 1")
                 )
             var = np.full((K, d), shared)
         else:  # spherical
@@ -318,12 +330,35 @@ class MultivariateGaussian(Family):
             else:
                 beta_n = np.trace(prior.psi) / 2.0 + total / 2.0
                 alpha_n = d * alpha + n * d / 2.0
-                var1 = beta_n / (alpha_n + 1.0 + d / 2.0 if method == "map" else alpha_n - 1.0)
+                var1 = beta_n / (
+                    alpha_n + 1.0 + d / 2.0
+                    if method == "map"
+                    else self._mean_denominator(alpha_n - 1.0, names, "alpha_n - 1")
+                )
             var = np.repeat(var1[:, None], d, axis=1)
         cov = np.zeros((K, d, d))
         idx = np.arange(d)
         cov[:, idx, idx] = var
         return cov
+
+    def _mean_denominator(self, denom, names, what: str):
+        """``denom``, the denominator of a posterior mean of covariances (one shared
+        (), per class (K,) or per class and column (K, d)), checked positive: an
+        Inverse-Wishart has a mean only for nu > d + 1, an inverse gamma only for
+        alpha > 1."""
+        low = np.asarray(denom) <= 0
+        if low.any():
+            where = np.argwhere(low)[0]
+            whose = f"of class {names[int(where[0])]!r}" if where.size else "(shared)"
+            value = float(np.asarray(denom)[tuple(where)])
+            raise InputError(
+                f"{self._what()}: the posterior mean of the {self.covariance} covariance "
+                f"{whose} does not exist: {what} = {value:.6g}, and a mean needs it "
+                "positive (too few rows for so weak a prior). Use estimate='map' (the "
+                "posterior mode, which always exists), or a prior with a larger nu "
+                "(bnb.NormalInverseWishart(nu=...))."
+            )
+        return denom
 
     def _check_definite(self, cov, n, names, method: str) -> None:
         """Raise unless every covariance is definite, with every spread above float
