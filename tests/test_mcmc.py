@@ -306,14 +306,56 @@ def _words_and_columns(n=60):
     return declared, pd.concat([df, words], axis=1), y
 
 
-@pytest.mark.parametrize("case", ["mixed", "patterns", "gaussian", "words", "words-sparse"])
+def _with_joint_blocks(df):
+    """``df`` with six more columns declared as multivariate Gaussian blocks among its
+    Bernoulli, Categorical and Gaussian: two correlated pairs, one with every
+    component's full covariance and one with a tied covariance, and two single
+    columns, one diag and one spherical."""
+    rng = np.random.default_rng(12)
+    n = len(df)
+    shift = np.where(df["g"].fillna(0.0) > 1.5, 2.0, 0.0)
+    base = rng.normal(size=(n, 6))
+    joint = pd.DataFrame(
+        {
+            "u": shift + base[:, 0],
+            "v": 0.8 * base[:, 0] + 0.6 * base[:, 1] - shift,
+            "s": 10.0 + base[:, 2],
+            "t": 10.0 + 0.5 * base[:, 2] + base[:, 3],
+            "p": base[:, 4] * 3.0,
+            "q": base[:, 5] + shift,
+        },
+        index=df.index,
+    )
+    declared = bnb.NaiveBayes(
+        {
+            "f": bnb.Bernoulli(bnb.Beta(2, 2)),
+            "full": bnb.MultivariateGaussian(columns=["u", "v"]),
+            "c": bnb.Categorical(),
+            "tied": bnb.MultivariateGaussian(
+                bnb.NormalInverseWishart(kappa=0.2, nu=5.0), covariance="tied", columns=["s", "t"]
+            ),
+            "g": bnb.Gaussian(NIG),
+            "diag": bnb.MultivariateGaussian(covariance="diag", columns=["p"]),
+            "sph": bnb.MultivariateGaussian(covariance="spherical", columns=["q"]),
+        }
+    )
+    return declared, pd.concat([df, joint], axis=1)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["mixed", "patterns", "gaussian", "words", "words-sparse", "multivariate", "faithful"],
+)
 def test_compiled_gibbs_draws_what_the_python_sweeps_draw(monkeypatch, case):
     """The compiled sampler draws from the user's Generator in the Python sweep's order
     (memberships, then each fused group's gamma variates, its uniforms below
     concentration 1 or its normals, then the weights'), so from one seed the two give
     the same raw draws, to round-off: missing values, sample weights, known rows,
-    rows read once per pattern, Gaussian columns, and word counts (two blocks among
-    other columns; a sparse matrix with stored zeros and a word no row holds)."""
+    rows read once per pattern, Gaussian columns, word counts (two blocks among
+    other columns; a sparse matrix with stored zeros and a word no row holds), and
+    multivariate Gaussian blocks of every covariance type (chain by chain: the
+    Bartlett variates of every Inverse-Wishart, the gamma variates of every
+    variance, then the means' normals), among other blocks or alone."""
     from bayesnb import _gibbs_loop, mcmc
 
     df, y = labelled_frame(seed=5, n=60)
@@ -329,6 +371,13 @@ def test_compiled_gibbs_draws_what_the_python_sweeps_draw(monkeypatch, case):
     elif case == "words":
         declared, X, _ = _words_and_columns()
         args = (declared, X, dict(y=list(semi), sample_weight=weights))
+    elif case == "multivariate":
+        declared, X = _with_joint_blocks(df)
+        args = (declared, X, dict(y=list(semi), sample_weight=weights))
+    elif case == "faithful":  # one tied-spherical block: one variance in all
+        X = bnb.datasets.old_faithful()
+        mvn = bnb.MultivariateGaussian(covariance="tied-spherical")
+        args = (bnb.NaiveBayes(mvn), X, {})
     else:
         args = (bnb.NaiveBayes(bnb.Multinomial(bnb.Dirichlet(0.5))), _word_rows(), {})
     declared, X, options = args
@@ -363,17 +412,17 @@ def test_compiled_gibbs_draws_what_the_python_sweeps_draw(monkeypatch, case):
 
 
 @pytest.mark.filterwarnings(CONVERGENCE)
-def test_a_multivariate_block_is_sampled_by_the_python_sweep():
-    """The compiled sweep has no Normal-Inverse-Wishart draws, so a MultivariateGaussian
-    mixture is sampled by the Python sweep; its relabelled draws centre on EM's MAP
-    components (within a few posterior sds: Old Faithful's two clusters are distinct)."""
+def test_a_multivariate_block_is_sampled_by_the_compiled_sweep():
+    """A MultivariateGaussian mixture (MAP-EM, so the compiled EM loop) is sampled by
+    the compiled sweep; its relabelled draws centre on EM's MAP components (within a
+    few posterior sds: Old Faithful's two clusters are distinct)."""
     from bayesnb import mixture
     from bayesnb._data import Table
     from bayesnb._gibbs_loop import CompiledGibbs
 
     X = bnb.datasets.old_faithful()
     model = bnb.NaiveBayes(bnb.MultivariateGaussian())
-    assert not CompiledGibbs.covers(mixture._Problem(model, Table(X), [0, 1], None, None))
+    assert CompiledGibbs.covers(mixture._Problem(model, Table(X), [0, 1], None, None))
     fit = model.cluster(X, 2, method="mcmc", draws=300, chains=2, random_state=0)
     em = model.cluster(X, 2, random_state=0)
     draws = fit.trace["posterior"].ds["X_mu"]
