@@ -405,7 +405,7 @@ def test_save_and_load_are_exact(tmp_path, covariance):
     path = tmp_path / "model.nc"
     for prior in (None, bnb.NormalInverseWishart(mu=[3.0, 70.0], kappa=0.5, nu=4.0)):
         model = bnb.NaiveBayes(bnb.MultivariateGaussian(prior, covariance=covariance))
-        fits = [model.fit(X, y, estimate=e) for e in ("mean", "map", "ml")]
+        fits = [model.fit(X, y, estimate=e) for e in ("mean", "map", "ml", "predictive")]
         fits.append(model.cluster(X, 2, random_state=0))
         for fit in fits:
             fit.save(path)

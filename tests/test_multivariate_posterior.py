@@ -6,6 +6,7 @@ Gibbs sampler against the exact posterior where every membership is known."""
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import integrate, stats
 
@@ -259,3 +260,61 @@ def assert_known_memberships_draw_the_exact_posterior(model, X, y, **options) ->
     for name in ("X_mu", "X_cov"):
         expected = exact.params[name].sel(class_label=labels).values
         assert mcse_ok(post[name].transpose("chain", "draw", ...).values, expected), name
+
+
+# -- the posterior predictive ---------------------------------------------------------------
+@pytest.mark.parametrize("covariance", COVARIANCES)
+def test_the_predictive_is_the_ratio_of_evidences(covariance):
+    """log p(x | D, class k) = log p(D with x in class k) - log p(D): the predictive
+    density of estimate="predictive" against the evidence (itself checked against
+    scipy by Chib's identity above), for five rows and both classes."""
+    model, X, y, _ = _faithful_fit(covariance, kappa=0.3, nu=5.0)
+    fit = model.fit(X, y, estimate="predictive")
+    block, st = fit.blocks[0], fit.stats[0]
+    rows = X.iloc[[0, 1, 50, 100, 271]].to_numpy()
+    scores = fit.joint_log_likelihood(pd.DataFrame(rows, columns=X.columns)) - fit.class_log_prob
+    base = block.log_marginal(st, 2)
+    for i, x in enumerate(rows):
+        for k in range(2):
+            n, mean, scatter = (st[key].copy() for key in ("n", "mean", "scatter"))
+            n[k] += 1.0
+            moved = mean[k] + (x - mean[k]) / n[k]  # Welford's update of the class
+            grown = np.outer(x - mean[k], x - moved)
+            scatter[k] += grown if scatter.ndim == 3 else np.diag(grown)
+            mean[k] = moved
+            grown_evidence = block.log_marginal({"n": n, "mean": mean, "scatter": scatter}, 2)
+            assert scores[i, k] == pytest.approx(grown_evidence - base, abs=1e-9)
+
+
+def test_the_full_predictive_is_scipys_multivariate_t():
+    """Each class's Student-t from the Normal-Inverse-Wishart update by hand: nu_n - d + 1
+    degrees of freedom, location mu_n, scale Psi_n (kappa_n + 1) / (kappa_n (nu_n - d +
+    1)); and the diagonal type's product of scipy's univariate t's, 2 alpha_n degrees of
+    freedom and squared scale beta_n (kappa_n + 1) / (alpha_n kappa_n)."""
+    mu0, kappa, nu, psi = np.array([3.0, 70.0]), 0.3, 5.0, np.array([[1.0, 2.0], [2.0, 90.0]])
+    X = bnb.datasets.old_faithful()
+    y = np.where(X["eruptions"] > 3, "long", "short")
+    rows = X.iloc[[3, 30, 200]].to_numpy()
+    for covariance in ("full", "diag"):
+        prior = bnb.NormalInverseWishart(mu=mu0, kappa=kappa, nu=nu, psi=psi)
+        model = bnb.NaiveBayes(bnb.MultivariateGaussian(prior, covariance=covariance))
+        fit = model.fit(X, y, estimate="predictive")
+        scores = fit.joint_log_likelihood(pd.DataFrame(rows, columns=X.columns))
+        scores = scores - fit.class_log_prob
+        for k, label in enumerate(fit.labels):
+            x = X[y == label].to_numpy()
+            n, mean = len(x), x.mean(axis=0)
+            scatter = (x - mean).T @ (x - mean)
+            kappa_n, nu_n = kappa + n, nu + n
+            mu_n = (kappa * mu0 + n * mean) / kappa_n
+            psi_n = psi + scatter + kappa * n / kappa_n * np.outer(mean - mu0, mean - mu0)
+            if covariance == "full":
+                df = nu_n - 1.0
+                shape = psi_n * (kappa_n + 1.0) / (kappa_n * df)
+                expected = stats.multivariate_t(mu_n, shape, df=df).logpdf(rows)
+            else:  # alpha = (nu - d + 1) / 2 per variance, beta = Psi_jj / 2
+                alpha_n = (nu - 1.0) / 2.0 + n / 2.0
+                beta_n = np.diag(psi_n) / 2.0
+                scale = np.sqrt(beta_n * (kappa_n + 1.0) / (alpha_n * kappa_n))
+                expected = stats.t(2.0 * alpha_n, mu_n, scale).logpdf(rows).sum(axis=1)
+            np.testing.assert_allclose(scores[:, k], expected, rtol=1e-12)

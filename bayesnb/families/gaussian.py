@@ -440,21 +440,7 @@ class Gaussian(Family):
 
     def _student_t(self, x, df, loc, scale2) -> np.ndarray:
         self._check_finite(x)
-        missing = np.isnan(x)
-        df, loc, scale2 = (np.asarray(v, dtype=float) for v in (df, loc, scale2))
-        norm = (
-            special.gammaln((df + 1) / 2)
-            - special.gammaln(df / 2)
-            - 0.5 * np.log(df * np.pi * scale2)
-        )
-        width = np.sqrt(df * scale2)
-        out = np.empty((x.shape[0], df.shape[0]))
-        with np.errstate(invalid="ignore", over="ignore"):
-            for k in range(df.shape[0]):
-                z = (x - loc[k]) / width[k]  # scaled before it is squared: no overflow
-                term = norm[k] - 0.5 * (df[k] + 1) * np.log1p(z * z)
-                out[:, k] = np.where(missing, 0.0, term).sum(axis=1)
-        return out
+        return student_t_scores(x, df, loc, scale2)
 
     def sample(self, params, components, rng) -> np.ndarray:
         return rng.normal(params["mu"][components], np.sqrt(params["var"][components]))
@@ -515,6 +501,24 @@ class Gaussian(Family):
 # ----------------------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------------------
+
+
+def student_t_scores(x, df, loc, scale2) -> np.ndarray:
+    """(n, K): every row's sum over the columns of the Student-t log densities with
+    ``df`` degrees of freedom, location ``loc`` and squared scale ``scale2`` (each
+    (K, columns)); a missing value adds 0."""
+    missing = np.isnan(x)
+    df, loc, scale2 = (np.asarray(v, dtype=float) for v in (df, loc, scale2))
+    norm = special.gammaln((df + 1) / 2) - special.gammaln(df / 2)
+    norm = norm - 0.5 * np.log(df * np.pi * scale2)
+    width = np.sqrt(df * scale2)
+    out = np.empty((x.shape[0], df.shape[0]))
+    with np.errstate(invalid="ignore", over="ignore"):
+        for k in range(df.shape[0]):
+            z = (x - loc[k]) / width[k]  # scaled before it is squared: no overflow
+            term = norm[k] - 0.5 * (df[k] + 1) * np.log1p(z * z)
+            out[:, k] = np.where(missing, 0.0, term).sum(axis=1)
+    return out
 
 
 def _moments(x: np.ndarray, args: tuple, n_comp: int, masked: bool) -> dict:

@@ -12,6 +12,7 @@ from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import Labels, _as_float_matrix
 from bayesnb.families.base import Family
 from bayesnb.families.gaussian import _moments as gaussian_moments
+from bayesnb.families.gaussian import student_t_scores
 from bayesnb.marginals import CovarianceEntries, StudentTMarginal
 from bayesnb.priors import NormalInverseWishart, log_inverse_wishart, log_normal_given_cov
 from bayesnb.sufficient import merge_stats
@@ -51,7 +52,10 @@ class MultivariateGaussian(Family):
     (spherical), :math:`\\sum_k S_k / \\sum_k n_k` (tied) and
     :math:`\\sum_k \\mathrm{tr}\\,S_k / (d \\sum_k n_k)` (tied-spherical). ``"map"`` and ``"mean"``
     are the joint mode and the posterior mean under the prior (for ``"tied"``: the
-    Inverse-Wishart shared, every class's mean given it Gaussian). Densities come from
+    Inverse-Wishart shared, every class's mean given it Gaussian); ``"predictive"``
+    replaces every class's Gaussian by its posterior predictive Student-t
+    (:meth:`predictive`; ``params`` then holds ``{name}_df``, ``{name}_mu`` and
+    ``{name}_scale``). Densities come from
     Cholesky factors and triangular solves; no matrix is inverted. ``params`` holds
     ``{name}_mu`` (class, feature) and ``{name}_cov`` (class, feature,
     feature_2), the full matrix whatever its constraint.
@@ -245,12 +249,10 @@ class MultivariateGaussian(Family):
     def estimate_params(self, stats: dict, method: str, *, labels=None) -> dict:
         """``{"mu": (K, d), "cov": (K, d, d)}`` under ``method`` ("ml", "map" or "mean");
         a covariance that is not positive definite (a component collapsed onto fewer
-        than d + 1 distinct points under "ml") raises, naming the class."""
+        than d + 1 distinct points under "ml") raises, naming the class. Under
+        "predictive", the posterior predictive's Student-t (:meth:`predictive`)."""
         if method == "predictive":
-            raise InputError(
-                f"{self._what()} has no posterior predictive (a multivariate Student-t) "
-                "yet; use estimate='mean', 'map' or 'ml'."
-            )
+            return self.predictive(self.posterior_hyper(stats))
         n, mean, scatter = stats["n"], stats["mean"], stats["scatter"]
         K = len(n)
         names = labels if labels is not None else list(range(K))
@@ -271,6 +273,32 @@ class MultivariateGaussian(Family):
         cov = self._covariance(q, n, method, shrink, names)
         self._check_definite(cov, n, names, method)
         return {"mu": mu, "cov": cov}
+
+    def predictive(self, hyper: dict) -> dict:
+        r"""The posterior predictive of a new row of every class, from the posterior's
+        hyperparameters: ``{"df", "mu", "scale"}``. Under an Inverse-Wishart (full,
+        tied) a multivariate Student-t with :math:`\nu_n - d + 1` degrees of freedom,
+        location :math:`\mu_n` and scale matrix :math:`\Psi_n(\kappa_n + 1)/(\kappa_n
+        (\nu_n - d + 1))`, ``df`` (K,); under one inverse gamma per class or in all
+        (spherical, tied-spherical) a multivariate Student-t with :math:`2\alpha_n`
+        degrees of freedom and scale :math:`\beta_n(\kappa_n + 1)/(\alpha_n\kappa_n)
+        I`; under an inverse gamma per variance (diag) a product of univariate ones,
+        ``df`` (K, d), one per column. ``scale`` is (K, d, d) in every case."""
+        mu, kappa = hyper["mu"], hyper["kappa"]
+        K, d = mu.shape
+        grow = (kappa + 1.0) / kappa
+        if "psi" in hyper:
+            df = np.broadcast_to(np.asarray(hyper["nu"], dtype=float) - d + 1.0, (K,)).copy()
+            scale = np.broadcast_to(hyper["psi"], (K, d, d)) * (grow / df)[:, None, None]
+            return {"df": df, "mu": mu, "scale": scale}
+        alpha, beta = (np.asarray(hyper[key], dtype=float) for key in ("alpha", "beta"))
+        shape = (K, d) if alpha.ndim == 2 else (K, 1) if alpha.ndim == 1 else ()
+        alpha = np.broadcast_to(alpha.reshape(shape), (K, d))
+        scale2 = np.broadcast_to(beta.reshape(shape), (K, d)) / alpha * grow[:, None]
+        df = 2.0 * alpha if self.covariance == "diag" else 2.0 * alpha[:, 0]
+        scale = np.zeros((K, d, d))
+        scale[:, np.arange(d), np.arange(d)] = scale2
+        return {"df": np.array(df), "mu": mu, "scale": scale}
 
     def _covariance(self, q, n, method: str, prior, names) -> np.ndarray:
         """Every class's covariance (K, d, d) from its quadratic terms ``q``."""
@@ -402,9 +430,12 @@ class MultivariateGaussian(Family):
         \\mu_k)\\|^2)` with :math:`\\Sigma_k = L_kL_k^\\top`: a forward substitution
         (:func:`mvn_scores`; a diagonal covariance: one product for every class)."""
         x = enc
-        mu, cov = np.asarray(params["mu"], float), np.asarray(params["cov"], float)
+        mu = np.asarray(params["mu"], float)
         if self.data_mean is not None:
             mu = mu - self.data_mean
+        if "df" in params:
+            return self._student_t(x, np.asarray(params["df"], float), mu, params["scale"])
+        cov = np.asarray(params["cov"], float)
         K, d = mu.shape
         if self.covariance in DIAGONAL_COVARIANCES:  # the independent Gaussians' loop
             var = np.ascontiguousarray(np.diagonal(cov, axis1=1, axis2=2))  # (K, d)
@@ -419,6 +450,29 @@ class MultivariateGaussian(Family):
         out = np.empty((len(x), K))
         mvn_scores(x, np.ascontiguousarray(mu), chol, -0.5 * (d * LOG_2PI + logdet), out)
         return out
+
+    def _student_t(self, x, df, mu, scale) -> np.ndarray:
+        r"""(n, K): the predictive Student-t log densities (:meth:`predictive`): per
+        column for ``df`` (K, d), else the multivariate one, :math:`\log\Gamma(\frac{
+        \nu + d}2) - \log\Gamma(\frac\nu2) - \frac d2\log\nu\pi - \frac12\log|S|
+        - \frac{\nu + d}2\log(1 + \|L^{-1}(x - \mu)\|^2/\nu)` with :math:`S = LL^\top`."""
+        from bayesnb._lazy import special
+
+        scale = np.asarray(scale, float)
+        if df.ndim == 2:
+            return student_t_scores(x, df, mu, np.diagonal(scale, axis1=1, axis2=2))
+        K, d = mu.shape
+        chol = np.linalg.cholesky(scale)
+        out = np.empty((len(x), K))  # -|L^-1 (x - mu)|^2 / 2
+        mvn_scores(x, np.ascontiguousarray(mu), chol, np.zeros(K), out)
+        log_det = 2.0 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)), axis=1)
+        const = (
+            special.gammaln((df + d) / 2.0)
+            - special.gammaln(df / 2.0)
+            - 0.5 * d * np.log(df * np.pi)
+            - 0.5 * log_det
+        )
+        return const - 0.5 * (df + d) * np.log1p(-2.0 * out / df)
 
     def log_prior(self, params, shift: float = 0.0) -> float:
         """Log density of the prior at ``params`` (the density whose mode "map" is)."""
@@ -655,10 +709,7 @@ class MultivariateGaussian(Family):
 
         matrix = (label_dim, feature, other)
         out = {
-            "params": {
-                f"{self.name}_mu": array(params["mu"], matrix),
-                f"{self.name}_cov": array(params["cov"], matrix),
-            },
+            "params": {f"{self.name}_{k}": array(v, matrix) for k, v in params.items()},
             "counts": {f"{self.name}_{k}": array(v, matrix) for k, v in (stats or {}).items()},
         }
         return out
