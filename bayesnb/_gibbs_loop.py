@@ -35,6 +35,7 @@ import numpy as np
 
 from bayesnb import _compiled, _em_loop
 from bayesnb._compiled import _jit
+from bayesnb.errors import InputError
 from bayesnb.families.base import fused_groups, joined
 
 #: Sweeps per call of the compiled loop: the progress bar advances between calls.
@@ -280,6 +281,8 @@ def gibbs_sweeps(data, rows, prior, order, rng, state, work, out, first, stop, t
                         scores[p, k] += const[k, j] - 0.5 * t * t
         if multi is not None:  # every row read (no patterns beside such blocks)
             _mvn_scores(multi[0], multi[1], multi[2], n_comp, scores)
+            if multi[2][3].min() == 0.0:  # a covariance that is not definite: the caller raises
+                return
         for i in range(n * chains):
             u[i] = rng.random()
         # one component per row and chain (as :func:`bayesnb._compiled.
@@ -527,6 +530,16 @@ class CompiledGibbs:
                 compiled.data, self.rows, self.prior, self.order, rng, state, work, out,
                 first, stop, tune, multi,
             )  # fmt: skip
+            if multi is not None and not multi[2][3].all():
+                names = [b.name for b in problem.blocks if b.kind == "multivariate_gaussian"]
+                raise InputError(
+                    "the Gibbs sampler met a covariance of the MultivariateGaussian "
+                    f"block(s) {names!r} that is not numerically definite (its Cholesky "
+                    "factorization failed), so the rows' densities are undefined: the "
+                    "columns' scales differ too much for float precision, or a component "
+                    "holds too few rows for so weak a prior. Rescale the columns, or give "
+                    "a stronger prior (bnb.NormalInverseWishart(nu=..., psi=...))."
+                )
             advance(stop - first)
         size = chains * draws * K
         block_params: list = [None] * len(problem.blocks)

@@ -428,3 +428,22 @@ def test_a_multivariate_block_is_sampled_by_the_compiled_sweep():
     draws = fit.trace["posterior"].ds["X_mu"]
     gap = np.abs(draws.mean(("chain", "draw")).values - em.params["X_mu"].values)
     assert np.all(gap < 3 * draws.std(("chain", "draw")).values)
+
+
+def test_a_covariance_that_is_not_definite_stops_the_compiled_sweep():
+    """A component whose covariance has no Cholesky factor (here the start's, zero)
+    leaves the rows' densities undefined: the compiled sweep stops and says so, naming
+    the block, rather than scoring with a stale factor."""
+    from bayesnb import mixture
+    from bayesnb._data import Table
+    from bayesnb._gibbs_loop import CompiledGibbs
+
+    X = bnb.datasets.old_faithful()
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    fit = model.cluster(X, 2, random_state=0)
+    problem = mixture._Problem(model, Table(X), [0, 1], None, None)
+    params = [{"mu": fit.block_params[0]["mu"], "cov": np.zeros((2, 2, 2))}]
+    with pytest.raises(bnb.InputError, match=r"block\(s\) \['X'\] that is not numerically"):
+        CompiledGibbs(problem).sample(
+            fit.class_log_prob[None], params, 5, 0, np.random.default_rng(0), lambda n: None
+        )
