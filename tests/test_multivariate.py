@@ -533,3 +533,70 @@ def test_a_posterior_mean_that_does_not_exist_is_named(covariance, what, value):
         model.fit(X, y)  # the classifier's default estimate is the mean
     cov = model.fit(X, y, estimate="map").params["X_cov"].sel(class_label="q").values
     assert np.all(np.linalg.eigvalsh(cov) > 0)
+
+
+def _three_columns(n: int = 200, seed: int = 4):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b"], n)
+    cov = np.array([[1.0, 0.6, -0.3], [0.6, 2.0, 0.5], [-0.3, 0.5, 1.5]])
+    x = rng.multivariate_normal([0.0, 1.0, 2.0], cov, n) + np.where(y == "b", 1.5, 0.0)[:, None]
+    return pd.DataFrame(x, columns=["p", "q", "r"]), y
+
+
+@pytest.mark.parametrize("estimate", ["mean", "predictive"])
+@pytest.mark.parametrize("covariance", ALL)
+def test_a_missing_value_is_marginalized_when_a_row_is_scored(covariance, estimate):
+    """A row missing some columns scores by the law of its observed ones: scipy's
+    Gaussian with the means and the block of the covariance of those columns (a
+    Student-t with the same degrees of freedom and the block of the scale, under
+    "predictive"); a row missing all of them scores its class's prior alone."""
+    X, y = _three_columns()
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance)).fit(
+        X, y, estimate=estimate
+    )
+    rows = pd.DataFrame(
+        [
+            [np.nan, 1.2, 2.5],
+            [0.3, np.nan, np.nan],
+            [np.nan] * 3,
+            [0.1, 0.9, 2.2],
+            [0.5, 2.0, np.nan],
+        ],
+        columns=X.columns,
+    )
+    scores = fit.joint_log_likelihood(rows)
+    params = fit.params
+    for k, label in enumerate(fit.labels):
+        mu = params["X_mu"].sel(class_label=label).values
+        for i, row in enumerate(rows.to_numpy()):
+            seen = np.flatnonzero(~np.isnan(row))
+            expected = fit.class_log_prob[k]
+            if seen.size and estimate == "mean":
+                cov = params["X_cov"].sel(class_label=label).values[np.ix_(seen, seen)]
+                expected += stats.multivariate_normal(mu[seen], cov).logpdf(row[seen])
+            elif seen.size:
+                scale = params["X_scale"].sel(class_label=label).values[np.ix_(seen, seen)]
+                df = params["X_df"].sel(class_label=label).values
+                if df.ndim:  # diag: one univariate t per column
+                    sd = np.sqrt(np.diag(scale))
+                    expected += stats.t(df[seen], mu[seen], sd).logpdf(row[seen]).sum()
+                else:
+                    expected += stats.multivariate_t(mu[seen], scale, df=df).logpdf(row[seen])
+            assert scores[i, k] == pytest.approx(expected, rel=1e-12, abs=1e-12), (i, label)
+
+
+def test_rows_with_missing_values_are_classified_and_clustered_but_not_fitted():
+    X, y = _three_columns()
+    holed = X.copy()
+    holed.iloc[[3, 8], 1] = np.nan
+    holed.iloc[5, :] = np.nan
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    proba = model.fit(X, y).predict_proba(holed)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    prior = np.exp(model.fit(X, y).class_log_prob)
+    np.testing.assert_allclose(proba[5], prior)  # nothing seen: the class prior
+    mixture = model.cluster(X, 2, random_state=0)
+    assert np.isfinite(mixture.predict_proba(holed)).all()
+    assert np.isfinite(model.density(X).log_density(holed)).all()
+    with pytest.raises(InputError, match="missing value in column 'q', row 3"):
+        model.fit(holed, y)

@@ -67,9 +67,12 @@ class MultivariateGaussian(Family):
     (:mod:`bayesnb.pymc_model`, so NUTS) has the same prior: an Inverse-Wishart
     covariance per class or shared, or inverse-gamma variances.
 
-    A missing value has no exact treatment here short of an inner EM over the missing
-    entries, so it raises an error naming its column; declare such columns
-    :class:`~bayesnb.Gaussian` (independent, which marginalizes them exactly).
+    A row to score (``predict_proba``, a mixture's memberships, a density) may miss
+    values: its density is the Gaussian of its observed columns, which marginalizes
+    the missing ones exactly. The statistics have no exact treatment of a missing
+    value short of an inner EM over the missing entries, so fitting refuses one,
+    naming its column; declare such columns :class:`~bayesnb.Gaussian` (independent,
+    which marginalizes them in fitting too).
 
     Examples
     --------
@@ -162,29 +165,40 @@ class MultivariateGaussian(Family):
     def encode(self, data) -> np.ndarray:
         """The values as a float matrix less the training rows' mean (the bound
         block's centre, so that every sum of squares below is of deviations of the
-        data's own size, whatever its offset); a missing or infinite value raises."""
-        x = self._values(data)
+        data's own size, whatever its offset); an infinite value raises. A missing
+        value stays NaN: scoring a row marginalizes it (:meth:`log_likelihood`), and
+        the statistics refuse it (:meth:`count`)."""
+        x = self._values(data, missing_ok=True)
         # column by column: the compiled loops below run along each column's rows
         return np.asfortranarray(x if self.data_mean is None else x - self.data_mean)
 
-    def _values(self, data) -> np.ndarray:
+    def _values(self, data, missing_ok: bool = False) -> np.ndarray:
         x = np.asarray(_as_float_matrix(data, self._what()), dtype=float)
+        self._check_values(x, missing_ok)
+        return x
+
+    def _check_values(self, x: np.ndarray, missing_ok: bool = False) -> None:
+        """Raise at the first value that is infinite, or missing unless
+        ``missing_ok``, naming its column and row."""
         bad = ~np.isfinite(x)
+        if missing_ok:
+            bad &= ~np.isnan(x)
         if bad.any():
             i, j = (int(v) for v in np.argwhere(bad)[0])
             column = self.columns[j] if self.columns else j
-            what = (
-                "a missing value"
-                if np.isnan(x[i, j])
-                else f"an infinite value ({float(x[i, j])!r})"
-            )
+            if np.isnan(x[i, j]):
+                raise InputError(
+                    f"{self._what()} has a missing value in column {column!r}, row {i}. "
+                    "Its joint Gaussian's statistics have no exact treatment of a missing "
+                    "value (short of an inner EM over it), so fitting refuses it: drop or "
+                    "impute the row, or declare the columns bnb.Gaussian() (independent, "
+                    "which marginalizes a missing value exactly). Scoring a row "
+                    "(predict_proba) marginalizes one exactly."
+                )
             raise InputError(
-                f"{self._what()} has {what} in column {column!r}, row {i}. Its joint "
-                "Gaussian has no exact treatment of missing values: drop or impute the "
-                "row, or declare the columns bnb.Gaussian() (independent, which "
-                "marginalizes a missing value exactly)."
+                f"{self._what()} has an infinite value ({float(x[i, j])!r}) in column "
+                f"{column!r}, row {i}. Drop the row or replace the value."
             )
-        return x
 
     def seed_features(self, data) -> np.ndarray:
         x = self._values(data)
@@ -200,6 +214,8 @@ class MultivariateGaussian(Family):
         matrix product per class (a deviation of the data's own size, so no digits are
         lost to an offset)."""
         x = enc
+        if np.isnan(x).any():
+            self._check_values(x)
         r = resp.dense() if isinstance(resp, Labels) else np.asarray(resp, dtype=float)
         n = r.sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -232,8 +248,11 @@ class MultivariateGaussian(Family):
         if method != "map" or self.data_mean is None:
             return None
         prior = self.resolved_prior(n_components)
+        encoded = self.encode(data)
+        if np.isnan(encoded).any():
+            self._check_values(encoded)
         return _em_loop.MvnKernel(
-            self.encode(data),
+            encoded,
             np.asarray(self.data_mean, dtype=float),
             self.covariance,
             np.asarray(prior.mu, dtype=float),
@@ -428,11 +447,31 @@ class MultivariateGaussian(Family):
     def log_likelihood(self, enc, params) -> np.ndarray:
         """(n, K): :math:`-\\tfrac12(d\\log 2\\pi + \\log|\\Sigma_k| + \\|L_k^{-1}(x -
         \\mu_k)\\|^2)` with :math:`\\Sigma_k = L_kL_k^\\top`: a forward substitution
-        (:func:`mvn_scores`; a diagonal covariance: one product for every class)."""
-        x = enc
-        mu = np.asarray(params["mu"], float)
+        (:func:`mvn_scores`; a diagonal covariance: one product for every class). A
+        row's missing values are marginalized exactly: the rows missing the same
+        columns are scored by the Gaussian (or Student-t) of their observed columns,
+        whose covariance (or scale) is the block of the matrix that belongs to them;
+        a row with every value missing scores 0."""
+        params = dict(params)
         if self.data_mean is not None:
-            mu = mu - self.data_mean
+            params["mu"] = np.asarray(params["mu"], float) - self.data_mean
+        missing = np.isnan(enc)
+        if not missing.any():
+            return self._scores(enc, params)
+        out = np.zeros((len(enc), len(params["mu"])))
+        patterns, inverse = np.unique(missing, axis=0, return_inverse=True)
+        for p, pattern in enumerate(patterns):  # the rows missing the same columns
+            seen = np.flatnonzero(~pattern)
+            if seen.size:
+                rows = np.flatnonzero(inverse.ravel() == p)
+                x = np.asfortranarray(enc[np.ix_(rows, seen)])
+                out[rows] = self._scores(x, _observed(params, seen))
+        return out
+
+    def _scores(self, x, params) -> np.ndarray:
+        """:meth:`log_likelihood` of rows ``x`` with no value missing, ``params`` in
+        the encoding's units."""
+        mu = np.asarray(params["mu"], float)
         if "df" in params:
             return self._student_t(x, np.asarray(params["df"], float), mu, params["scale"])
         cov = np.asarray(params["cov"], float)
@@ -758,6 +797,20 @@ class MultivariateGaussian(Family):
                 "mean (" + ", ".join(f"{v:.4g}" for v in mu[k]) + ")" for k in range(len(mu))
             ]
         }
+
+
+def _observed(params: dict, seen: np.ndarray) -> dict:
+    """``params`` of the columns ``seen`` alone: the marginal of a Gaussian (or a
+    Student-t) over some of its coordinates keeps their means and the block of their
+    covariance (or scale) matrix, and its degrees of freedom."""
+    out = {}
+    for key, value in params.items():
+        value = np.asarray(value, dtype=float)
+        if value.ndim == 3:
+            out[key] = value[:, seen][:, :, seen]
+        else:  # a mean (K, d), or degrees of freedom (K, d) per column or (K,)
+            out[key] = value[:, seen] if value.ndim == 2 else value
+    return out
 
 
 def _updated(prior: NormalInverseWishart, stats: dict) -> tuple:
