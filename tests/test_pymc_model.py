@@ -123,10 +123,41 @@ def _words_model() -> bnb.NaiveBayes:
     )
 
 
+def _joint(n: int = 40, seed: int = 3) -> tuple[pd.DataFrame, np.ndarray]:
+    """Two correlated columns (no value missing) beside a Gaussian and a Bernoulli
+    column with missing values."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["p", "q"], n)
+    base = rng.normal(size=(n, 2))
+    X = pd.DataFrame(
+        {
+            "u": base[:, 0] + 2.0 * (y == "q"),
+            "v": 0.7 * base[:, 0] + 0.5 * base[:, 1] + 40.0,
+            "g": rng.normal(1.0, 1.0 + (y == "q")),
+            "b": (rng.random(n) < 0.4).astype(float),
+        }
+    )
+    X.loc[[2, 9], "g"] = np.nan
+    X.loc[[4], "b"] = np.nan
+    return X, y
+
+
+def _joint_model() -> bnb.NaiveBayes:
+    return bnb.NaiveBayes(
+        {
+            "uv": bnb.MultivariateGaussian(columns=["u", "v"]),  # the default prior
+            "g": bnb.Gaussian(bnb.NormalInverseGamma(mu=0.0, kappa=0.5, alpha=2.0, beta=3.0)),
+            "b": bnb.Bernoulli(),
+        },
+        class_prior=bnb.Dirichlet([1.5, 2.5]),
+    )
+
+
 CASES = {
     "mixed": (_mixed, _mixed_model),
     "blocks": (_blocks, _blocks_model),
     "words": (_words, _words_model),
+    "joint": (_joint, _joint_model),
 }
 
 
@@ -340,7 +371,7 @@ def test_mixture_of_three_components_with_weights():
     assert log_density(pm_model, point.params) == pytest.approx(expected, abs=TOL)
 
 
-@pytest.mark.parametrize("case", ["mixed", "words"])
+@pytest.mark.parametrize("case", ["mixed", "words", "joint"])
 def test_semi_supervised_log_density_equals_the_package(case):
     make_data, make_model = CASES[case]
     X, y = make_data()
