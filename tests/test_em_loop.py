@@ -61,24 +61,34 @@ def _few_patterns():
     return frame
 
 
-def _words(n=400, V=30, seed=12):
-    """Word counts of three planted topics as CSR, with stored zeros (in every row, and
-    the whole of the last column, a word no document holds)."""
+def planted_words(n, V, topics, concentration, lengths, seed, *, stray_zeros=True):
+    """Word counts of ``topics`` planted topics (Dirichlet(``concentration``) over the
+    first ``V - 1`` words, document lengths uniform in ``lengths``) as CSR, with
+    stored zeros: the whole of the last column (a word no document holds) and, with
+    ``stray_zeros``, one more in every row at a random word."""
     from scipy import sparse
 
     rng = np.random.default_rng(seed)
-    topics = rng.dirichlet(np.full(V - 1, 0.3), 3)
-    z = rng.integers(0, 3, n)
+    weights = rng.dirichlet(np.full(V - 1, concentration), topics)
+    z = rng.integers(0, topics, n)
     counts = np.zeros((n, V))
-    counts[:, :-1] = [rng.multinomial(rng.integers(3, 25), topics[k]) for k in z]
+    counts[:, :-1] = [rng.multinomial(rng.integers(*lengths), weights[k]) for k in z]
     rows, cols = np.nonzero(counts)
-    extra = rng.integers(0, V - 1, n)  # one stored zero per row, and the dead column
-    rows = np.concatenate([rows, np.arange(n), np.arange(n)])
-    cols = np.concatenate([cols, extra, np.full(n, V - 1)])
-    values = np.concatenate([counts[counts > 0], np.zeros(2 * n)])
+    zero_rows, zero_cols = [np.arange(n)], [np.full(n, V - 1)]
+    if stray_zeros:
+        zero_rows.insert(0, np.arange(n))
+        zero_cols.insert(0, rng.integers(0, V - 1, n))
+    rows = np.concatenate([rows, *zero_rows])
+    cols = np.concatenate([cols, *zero_cols])
+    values = np.concatenate([counts[counts > 0], np.zeros(len(zero_rows) * n)])
     x = sparse.csr_array((values, (rows, cols)), shape=(n, V))
     assert (x.data == 0).sum() >= n  # (coo -> csr sums duplicates: zeros stay stored)
     return x
+
+
+def _words(n=400, V=30, seed=12):
+    """Three planted topics, stored zeros in every row and a word no document holds."""
+    return planted_words(n, V, 3, 0.3, (3, 25), seed)
 
 
 def _word_columns(first: int, stop: int) -> list:

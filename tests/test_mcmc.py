@@ -11,6 +11,7 @@ import pytest
 
 import bayesnb as bnb
 from bayesnb import errors
+from tests.test_em_loop import planted_words
 
 
 def mcse_ok(draws: np.ndarray, expected, k: float = 4.0) -> bool:
@@ -272,20 +273,7 @@ def _latent_class_rows(n=300, seed=4):
 def _word_rows(n=90, V=12, seed=8):
     """Word counts of two planted topics as CSR, with a stored zero in every row and a
     word no document holds."""
-    from scipy import sparse
-
-    rng = np.random.default_rng(seed)
-    topics = rng.dirichlet(np.full(V - 1, 0.4), 2)
-    z = rng.integers(0, 2, n)
-    counts = np.zeros((n, V))
-    counts[:, :-1] = [rng.multinomial(rng.integers(2, 15), topics[k]) for k in z]
-    rows, cols = np.nonzero(counts)
-    values = np.concatenate([counts[rows, cols], np.zeros(n)])
-    rows = np.concatenate([rows, np.arange(n)])
-    cols = np.concatenate([cols, np.full(n, V - 1)])
-    x = sparse.csr_array((values, (rows, cols)), shape=(n, V))
-    assert (x.data == 0).sum() == n
-    return x
+    return planted_words(n, V, 2, 0.4, (2, 15), seed, stray_zeros=False)
 
 
 def _words_and_columns(n=60):
