@@ -43,6 +43,7 @@ from bayesnb._lazy import sparse
 from bayesnb._starts import component_labels, start_params
 from bayesnb.dask import is_dask
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
+from bayesnb.families.base import count_at
 from bayesnb.model import FittedModel, check_draw_count, estimate_all, feature_log_likelihood
 from bayesnb.priors import (
     _PACKAGE_DIR,
@@ -367,7 +368,7 @@ class _Problem:
             if w is not None:
                 r = r * w[rows]
             for i, (block, enc) in enumerate(zip(self.blocks, encoded, strict=True)):
-                st = block.count(enc, r.T)
+                st = count_at(block, enc, r.T, state.block_params[i])
                 stats[i] = st if stats[i] is None else merge_stats(stats[i], st)
             class_counts += r.sum(axis=1)
         loglik = float(row_ll.sum() if w is None else row_ll @ w)
@@ -409,13 +410,18 @@ class _Problem:
             resp[codes, local] = 1.0
             row_ll[local] = known_joint
 
-    def statistics(self, resp: np.ndarray) -> tuple[list, np.ndarray]:
+    def statistics(self, resp: np.ndarray, at: _State | None = None) -> tuple[list, np.ndarray]:
         """Statistics of every block and the class counts from responsibilities (K, n),
-        each row's weighted by its sample weight."""
+        each row's weighted by its sample weight; missing values a block fills in are
+        filled from ``at`` (a start when None: :func:`~bayesnb.families.base.count_at`)."""
         if self.weights is not None:
             resp = resp * self.weights
         r = resp.T  # (n, K) view: the families' counting takes rows first
-        stats = [b.count(enc, r) for b, enc in zip(self.blocks, self.encoded, strict=True)]
+        params = [None] * len(self.blocks) if at is None else at.block_params
+        stats = [
+            count_at(b, enc, r, p)
+            for b, enc, p in zip(self.blocks, self.encoded, params, strict=True)
+        ]
         return stats, resp.sum(axis=1)
 
     def estimate(self, stats: list, class_counts: np.ndarray, at: _State | None = None) -> _State:
@@ -756,7 +762,7 @@ class _Problem:
         rng = np.random.default_rng([restart, 20080101])
         resp = run.resp * np.exp(_PROBE_SCALE * rng.standard_normal(run.resp.shape))
         resp /= resp.sum(axis=0)
-        state = self.estimate(*self.statistics(self.fix_known(resp)))
+        state = self.estimate(*self.statistics(self.fix_known(resp), run.state))
         probe = self.run(state, max_iter, tol, restart, accelerate)
         top = run.history[-1]
         if probe.history[-1] > top + _saddle_slack(top, self.n, tol * self.total_weight):

@@ -22,6 +22,7 @@ from bayesnb._data import Table
 from bayesnb._lazy import sparse
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import _xlogp_sum
+from bayesnb.families.base import count_at
 from bayesnb.model import log_sum_exp_rows, normalize
 from bayesnb.priors import Dirichlet
 
@@ -248,7 +249,7 @@ def cheeseman_stutz(fit, X) -> float:
     marginal = Dirichlet(fit.class_prior.resolve(K)).log_marginal_likelihood(class_counts)
     complete = _xlogp_sum(class_counts, fit.class_log_prob)
     for block, enc, params in zip(fit.blocks, encoded, fit.block_params, strict=True):
-        st = block.count(enc, resp)
+        st = count_at(block, enc, resp, params)
         try:
             marginal += block.log_marginal(st, K)
         except NotImplementedError:  # no closed-form marginal likelihood: no estimate

@@ -162,11 +162,14 @@ def test_a_collapsing_component_is_named_under_ml_and_finite_under_map():
     assert np.all(np.linalg.eigvalsh(fit.params["X_cov"].values) > 0)
 
 
-def test_missing_values_raise_naming_the_column():
+def test_missing_values_raise_naming_the_column_where_no_em_fills_them_in():
     X = _faithful().copy()
     X.iloc[7, 1] = np.nan
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
     with pytest.raises(InputError, match="missing value in column 'waiting', row 7"):
-        bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(X, 2)
+        model.fit(X, (X["eruptions"] > 3).to_numpy())
+    with pytest.raises(InputError, match="only clustering's EM"):
+        model.density(X)
 
 
 def test_bad_declarations():

@@ -98,6 +98,26 @@ def _xlogp_sum(counts, log_prob) -> float:
     return float(np.sum(counts[used] * np.asarray(log_prob)[used]))
 
 
+def standardized(x: np.ndarray) -> np.ndarray:
+    """Every column of ``x`` (finite values or NaN) less its mean over its values and
+    over their standard deviation (a constant column centred only); a missing value at
+    the column's mean, 0: the numbers k-means seeds a mixture from."""
+    import warnings
+
+    centre = x.mean(axis=0)
+    missing = not np.isfinite(centre).all()
+    if missing:
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column
+            centre, spread = np.nanmean(x, axis=0), np.nanstd(x, axis=0)
+    else:
+        spread = x.std(axis=0)
+    spread = np.where(np.isfinite(spread) & (spread > 0), spread, 1.0)
+    out = x - np.nan_to_num(centre)
+    out /= spread
+    return np.nan_to_num(out, nan=0.0, copy=False) if missing else out
+
+
 def _is_zero_one(x: np.ndarray) -> bool:
     """Whether every entry of the float matrix ``x`` is 0 or 1 (NaN is neither).
 

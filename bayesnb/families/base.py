@@ -206,6 +206,12 @@ class Family:
         ``log_likelihood`` cheaper. By default :meth:`encode`."""
         return self.encode(data)
 
+    def imputes(self, enc) -> bool:
+        """Whether the statistics of ``enc`` are expectations given the current
+        parameters: missing values the family fills in (a
+        :class:`~bayesnb.MultivariateGaussian`'s), counted by :func:`count_at`."""
+        return False
+
     def seed_features(self, data):  # pragma: no cover - overridden by every family
         """The rows of ``data`` (this block's columns) as numbers (n, p), dense or CSR,
         for k-means to start a mixture from (:meth:`bayesnb.NaiveBayes.cluster`'s
@@ -536,6 +542,18 @@ def joined(groups: list[Group], values: list[dict]) -> list[dict]:
         g.block.join([values[i] for i in g.index]) if len(g.index) > 1 else values[g.index[0]]
         for g in groups
     ]
+
+
+def count_at(block: Family, enc, resp, params: dict | None = None) -> dict:
+    """``block``'s statistics of ``enc`` under ``resp`` (n, K). A block that fills
+    missing values in (:meth:`Family.imputes`) fills them from ``params``, its current
+    parameters (EM's E-step), or at a start (None) from its
+    ``imputation_start``."""
+    if not block.imputes(enc):
+        return block.count(enc, resp)
+    if params is None:
+        params = block.imputation_start(resp.shape[1])
+    return block.count(enc, resp, at=params)
 
 
 def count_blocks(blocks, table, resp) -> list[dict]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import warnings
 
 import numpy as np
 
@@ -11,7 +10,7 @@ from bayesnb import _compiled
 from bayesnb._lazy import special
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import _given
-from bayesnb.families._kernels import Labels, _as_float_matrix
+from bayesnb.families._kernels import Labels, _as_float_matrix, standardized
 from bayesnb.families.base import Family
 from bayesnb.marginals import InverseGammaMarginal, SqrtOf, StudentTMarginal
 from bayesnb.priors import NormalInverseGamma
@@ -288,19 +287,9 @@ class Gaussian(Family):
         """Every column standardized (a constant one centred only); a missing value
         at the column's mean, 0."""
         x = self.encode(data)
-        centre = x.mean(axis=0)
-        missing = not np.isfinite(centre).all()  # else no value is missing or infinite
-        if missing:
+        if not np.isfinite(x).all():
             self._check_finite(x)
-            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column
-                centre, spread = np.nanmean(x, axis=0), np.nanstd(x, axis=0)
-        else:
-            spread = x.std(axis=0)
-        spread = np.where(np.isfinite(spread) & (spread > 0), spread, 1.0)
-        out = x - np.nan_to_num(centre)
-        out /= spread
-        return np.nan_to_num(out, nan=0.0, copy=False) if missing else out
+        return standardized(x)
 
     def count(self, enc, resp) -> dict:
         x = enc

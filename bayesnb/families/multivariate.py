@@ -9,7 +9,7 @@ import xarray as xr
 
 from bayesnb import _compiled
 from bayesnb.errors import InputError, InputTypeError
-from bayesnb.families._kernels import Labels, _as_float_matrix
+from bayesnb.families._kernels import Labels, _as_float_matrix, standardized
 from bayesnb.families.base import Family
 from bayesnb.families.gaussian import _moments as gaussian_moments
 from bayesnb.families.gaussian import student_t_scores
@@ -69,10 +69,16 @@ class MultivariateGaussian(Family):
 
     A row to score (``predict_proba``, a mixture's memberships, a density) may miss
     values: its density is the Gaussian of its observed columns, which marginalizes
-    the missing ones exactly. The statistics have no exact treatment of a missing
-    value short of an inner EM over the missing entries, so fitting refuses one,
+    the missing ones exactly. Clustering (EM) fits a block with missing values: its
+    E-step fills every missing value in by its expectation given the row's observed
+    values under each component's current Gaussian, and adds the conditional
+    covariance to the expected scatter, so EM climbs the observed rows' likelihood
+    (:meth:`count` with ``at``). The training rows' mean and covariance, the default
+    prior's centre and scale, are then their maximum-likelihood estimates under one
+    Gaussian, by the same EM. The classifier, the Gibbs sampler, the PyMC model and
+    Dask count statistics without current parameters, so they refuse a missing value,
     naming its column; declare such columns :class:`~bayesnb.Gaussian` (independent,
-    which marginalizes them in fitting too).
+    which marginalizes them in every fit).
 
     Examples
     --------
@@ -143,9 +149,15 @@ class MultivariateGaussian(Family):
         return True
 
     def pooled_stats(self, data, weights: np.ndarray) -> dict:
-        """``{"n", "mean", "scatter"}`` (1, ...) of the rows as one class, weighted."""
-        x = self._values(data)
+        """``{"n", "mean", "scatter"}`` (1, ...) of the rows as one class, weighted.
+        With missing values, the maximum-likelihood mean and covariance of one
+        Gaussian (:meth:`_pooled_missing`), the scatter their covariance times the
+        weight."""
+        x = self._values(data, missing_ok=True)
         w = np.asarray(weights, float)
+        missing = np.isnan(x)
+        if missing.any():
+            return self._pooled_missing(x, missing, w)
         total = w.sum()
         mean = (w @ x) / total if total > 0 else np.zeros(x.shape[1])
         xc = x - mean
@@ -154,6 +166,43 @@ class MultivariateGaussian(Family):
             "mean": mean[None],
             "scatter": ((xc * w[:, None]).T @ xc)[None],
         }
+
+    def _pooled_missing(self, x, missing, w) -> dict:
+        """The maximum-likelihood Gaussian of rows with missing values, by EM from
+        every column's mean and variance over its values: each step fills the missing
+        values in (:func:`_expected_moments`) until no mean or covariance entry moves
+        by more than :data:`_POOLED_TOL` of its column's spread (at most
+        :data:`_POOLED_STEPS` steps; EM converges linearly, faster the fewer values
+        are missing)."""
+        seen = ~missing & (w[:, None] > 0)
+        blind = np.flatnonzero(~seen.any(axis=0))
+        if blind.size:
+            column = self.columns[int(blind[0])] if self.columns else int(blind[0])
+            raise InputError(
+                f"{self._what()} has no observed value (of positive weight) in column "
+                f"{column!r}, so its joint Gaussian has nothing to learn that column "
+                "from. Drop the column."
+            )
+        count = (seen * w[:, None]).sum(axis=0)
+        centre = (w @ np.where(missing, 0.0, x)) / count
+        x = x - centre  # every sum below of deviations of the data's own size
+        var = (w @ np.where(missing, 0.0, x * x)) / count
+        mu, cov = np.zeros((1, len(var))), np.diag(var)[None]
+        r = w[:, None]
+        for _ in range(_POOLED_STEPS):
+            n, new_mu, scatter = _expected_moments(x, missing, r, mu, cov, diagonal=False)
+            new_cov = scatter / n[0]
+            scale = np.sqrt(np.diagonal(new_cov[0]))
+            scale = np.where(scale > 0, scale, 1.0)  # a constant column: no spread to scale
+            moved = max(
+                float(np.max(np.abs(new_mu - mu)[0] / scale)),
+                float(np.max(np.abs(new_cov - cov)[0] / np.outer(scale, scale))),
+            )
+            mu, cov = new_mu, new_cov
+            if moved <= _POOLED_TOL:
+                break
+        mu = mu + centre
+        return {"n": n, "mean": mu, "scatter": scatter}
 
     def adopt_pooled(self, stats: dict) -> None:
         total = stats["n"][0]
@@ -167,7 +216,7 @@ class MultivariateGaussian(Family):
         block's centre, so that every sum of squares below is of deviations of the
         data's own size, whatever its offset); an infinite value raises. A missing
         value stays NaN: scoring a row marginalizes it (:meth:`log_likelihood`), and
-        the statistics refuse it (:meth:`count`)."""
+        the statistics fill it in given the current parameters (:meth:`count`)."""
         x = self._values(data, missing_ok=True)
         # column by column: the compiled loops below run along each column's rows
         return np.asfortranarray(x if self.data_mean is None else x - self.data_mean)
@@ -189,11 +238,12 @@ class MultivariateGaussian(Family):
             if np.isnan(x[i, j]):
                 raise InputError(
                     f"{self._what()} has a missing value in column {column!r}, row {i}. "
-                    "Its joint Gaussian's statistics have no exact treatment of a missing "
-                    "value (short of an inner EM over it), so fitting refuses it: drop or "
-                    "impute the row, or declare the columns bnb.Gaussian() (independent, "
-                    "which marginalizes a missing value exactly). Scoring a row "
-                    "(predict_proba) marginalizes one exactly."
+                    "A joint Gaussian's statistics fill a missing value in from the "
+                    "current parameters, which only clustering's EM (model.cluster) has; "
+                    "the classifier, the Gibbs sampler, the PyMC model and Dask refuse it. "
+                    "Cluster, drop or impute the row, or declare the columns "
+                    "bnb.Gaussian() (independent, which marginalizes a missing value in "
+                    "every fit). Scoring a row (predict_proba) marginalizes one exactly."
                 )
             raise InputError(
                 f"{self._what()} has an infinite value ({float(x[i, j])!r}) in column "
@@ -201,35 +251,51 @@ class MultivariateGaussian(Family):
             )
 
     def seed_features(self, data) -> np.ndarray:
-        x = self._values(data)
-        spread = x.std(axis=0)
-        return (x - x.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+        return standardized(self._values(data, missing_ok=True))
+
+    def imputes(self, enc) -> bool:
+        """Whether the encoding misses values, whose statistics :meth:`count` takes
+        as expectations given the current parameters."""
+        return bool(np.isnan(enc).any())
+
+    def imputation_start(self, n_components: int) -> dict:
+        """Parameters to fill missing values in from before any are estimated: the
+        training rows' Gaussian, for every component."""
+        K = n_components
+        return {"mu": np.tile(self.data_mean, (K, 1)), "cov": np.tile(self.data_cov, (K, 1, 1))}
 
     # -- statistics and estimates -----------------------------------------------------
-    def count(self, enc, resp) -> dict:
+    def count(self, enc, resp, at: dict | None = None) -> dict:
         """``{"n", "mean", "scatter"}``: (K,), (K, d) and (K, d, d) (the scatter's
         diagonal alone, (K, d), for ``"diag"`` and ``"spherical"``), each class's
         deviations from its own mean: from the centred encoding's weighted sums,
         :math:`S_k = \\sum_i r_{ik} x_i x_i^\\top - n_k \\bar x_k \\bar x_k^\\top`, one
         matrix product per class (a deviation of the data's own size, so no digits are
-        lost to an offset)."""
+        lost to an offset).
+
+        A row with missing values needs ``at``, the block's current parameters
+        ``{"mu", "cov"}``: EM's E-step over the missing values. In class k the row's
+        missing coordinates m are filled in by their conditional mean given its
+        observed ones o, :math:`\\mu_m + \\Sigma_{mo}\\Sigma_{oo}^{-1}(x_o - \\mu_o)`,
+        and the scatter gains their conditional covariance :math:`\\Sigma_{mm} -
+        \\Sigma_{mo}\\Sigma_{oo}^{-1}\\Sigma_{om}` (:func:`_expected_moments`): the
+        expected statistics of the completed rows. Without ``at`` a missing value
+        raises, naming its column."""
         x = enc
-        if np.isnan(x).any():
-            self._check_values(x)
         r = resp.dense() if isinstance(resp, Labels) else np.asarray(resp, dtype=float)
-        n = r.sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(n[:, None] > 0, (r.T @ x) / n[:, None], 0.0)
-        if self.covariance in DIAGONAL_COVARIANCES:  # the independent Gaussians' moments
-            moments = gaussian_moments(x, (np.empty(0, dtype=np.intp), None, r.T), len(n), False)
-            mean, scatter = moments["mean"], moments["ss"]
+        diagonal = self.covariance in DIAGONAL_COVARIANCES
+        missing = np.isnan(x)
+        if not missing.any():
+            n, mean, scatter = _moments(x, r, diagonal)
+        elif at is None:
+            self._check_values(x)
         else:
-            d = x.shape[1]
-            sums, cross = np.zeros((len(n), d)), np.zeros((len(n), d, d))
-            mvn_moments(x, r, sums, cross)
-            lower = np.tril(cross)
-            cross = lower + np.swapaxes(np.tril(cross, -1), 1, 2)
-            scatter = cross - n[:, None, None] * mean[:, :, None] * mean[:, None, :]
+            mu = np.asarray(at["mu"], dtype=float)
+            if self.data_mean is not None:
+                mu = mu - self.data_mean
+            n, mean, scatter = _expected_moments(
+                x, missing, r, mu, np.asarray(at["cov"], dtype=float), diagonal
+            )
         if not (np.isfinite(mean).all() and np.isfinite(scatter).all()):
             raise InputError(
                 f"{self._what()} has values whose squared deviations sum beyond the "
@@ -242,15 +308,15 @@ class MultivariateGaussian(Family):
     def em_kernel(self, data, method: str, n_components: int):
         """MAP-EM runs in the compiled EM loop (the encoded values, their centre and
         the resolved prior); ML-EM, whose checks whiten every covariance by the data's,
-        does not (None)."""
+        and a block with missing values (:meth:`count` with ``at``) do not (None)."""
         from bayesnb import _em_loop
 
         if method != "map" or self.data_mean is None:
             return None
         prior = self.resolved_prior(n_components)
         encoded = self.encode(data)
-        if np.isnan(encoded).any():
-            self._check_values(encoded)
+        if self.imputes(encoded):  # the Python engine fills missing values in
+            return None
         return _em_loop.MvnKernel(
             encoded,
             np.asarray(self.data_mean, dtype=float),
@@ -459,11 +525,8 @@ class MultivariateGaussian(Family):
         if not missing.any():
             return self._scores(enc, params)
         out = np.zeros((len(enc), len(params["mu"])))
-        patterns, inverse = np.unique(missing, axis=0, return_inverse=True)
-        for p, pattern in enumerate(patterns):  # the rows missing the same columns
-            seen = np.flatnonzero(~pattern)
+        for seen, _, rows in _missing_patterns(missing):  # the rows missing the same columns
             if seen.size:
-                rows = np.flatnonzero(inverse.ravel() == p)
                 x = np.asfortranarray(enc[np.ix_(rows, seen)])
                 out[rows] = self._scores(x, _observed(params, seen))
         return out
@@ -811,6 +874,90 @@ def _observed(params: dict, seen: np.ndarray) -> dict:
         else:  # a mean (K, d), or degrees of freedom (K, d) per column or (K,)
             out[key] = value[:, seen] if value.ndim == 2 else value
     return out
+
+
+def _moments(x, r, diagonal: bool) -> tuple:
+    """Every class's weight (K,), mean (K, d) and scatter about it (K, d, d), or the
+    scatter's diagonal (K, d) when ``diagonal``, of complete rows ``x`` (n, d) under
+    responsibilities ``r`` (n, K)."""
+    n = r.sum(axis=0)
+    if diagonal:  # the independent Gaussians' moments
+        moments = gaussian_moments(x, (np.empty(0, dtype=np.intp), None, r.T), len(n), False)
+        return n, moments["mean"], moments["ss"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n[:, None] > 0, (r.T @ x) / n[:, None], 0.0)
+    d = x.shape[1]
+    sums, cross = np.zeros((len(n), d)), np.zeros((len(n), d, d))
+    mvn_moments(x, r, sums, cross)
+    cross = np.tril(cross) + np.swapaxes(np.tril(cross, -1), 1, 2)
+    return n, mean, cross - n[:, None, None] * mean[:, :, None] * mean[:, None, :]
+
+
+def _expected_moments(x, missing, r, mu, cov, diagonal: bool) -> tuple:
+    """:func:`_moments` of rows ``x`` (n, d) with missing values (``missing``, NaN in
+    ``x``), their expectations under every class's Gaussian ``mu`` (K, d), ``cov``
+    (K, d, d) (in ``x``'s units): each class's rows completed by the conditional means
+    of their missing values (:func:`_conditional`), and the conditional covariances,
+    weighted, added to the scatter. The rows missing the same columns share one
+    factorization per class."""
+    K, d = mu.shape
+    groups = [group for group in _missing_patterns(missing) if group[1].size]
+    n = r.sum(axis=0)
+    mean = np.empty((K, d))
+    scatter = np.empty((K, d) if diagonal else (K, d, d))
+    for k in range(K):
+        filled = np.array(x, order="F")
+        extra = np.zeros((d, d))
+        for seen, gone, rows in groups:
+            guess, spread = _conditional(x[rows][:, seen], mu[k], cov[k], seen, gone)
+            filled[np.ix_(rows, gone)] = guess
+            extra[np.ix_(gone, gone)] += r[rows, k].sum() * spread
+        _, mean_k, scatter_k = _moments(filled, r[:, k : k + 1], diagonal)
+        mean[k] = mean_k[0]
+        scatter[k] = scatter_k[0] + (np.diagonal(extra) if diagonal else extra)
+    return n, mean, scatter
+
+
+def _missing_patterns(missing: np.ndarray) -> list[tuple]:
+    """The rows of ``missing`` (n, d) grouped by the columns they miss: ``(seen,
+    gone, rows)`` per pattern, the observed and missing columns and the rows, in
+    increasing order. A pattern is a row's bits as one integer when they fit in 62
+    bits (sorting integers is fast), else its packed bytes."""
+    d = missing.shape[1]
+    if d <= 62:
+        key = missing.astype(np.int64) @ (np.int64(1) << np.arange(d, dtype=np.int64))
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    else:
+        packed = np.ascontiguousarray(np.packbits(missing, axis=1))
+        key = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.cumsum(np.bincount(inverse, minlength=len(first)))[:-1]
+    return [
+        (np.flatnonzero(~missing[i]), np.flatnonzero(missing[i]), rows)
+        for i, rows in zip(first, np.split(order, bounds), strict=True)
+    ]
+
+
+def _conditional(observed, mu, cov, seen, gone) -> tuple:
+    """The Gaussian ``mu`` (d,), ``cov`` (d, d) of coordinates ``gone`` given rows of
+    coordinates ``seen`` (``observed``, (m, len(seen))): every row's conditional mean
+    :math:`\\mu_g + (x_s - \\mu_s)\\Sigma_{ss}^{-1}\\Sigma_{sg}` (m, len(gone)) and the
+    conditional covariance :math:`\\Sigma_{gg} - \\Sigma_{gs}\\Sigma_{ss}^{-1}
+    \\Sigma_{sg}`, which no row changes (one linear solve; nothing inverted)."""
+    across = cov[seen][:, gone]
+    if not seen.size:
+        return np.broadcast_to(mu[gone], (len(observed), len(gone))), cov[gone][:, gone]
+    coef = np.linalg.solve(cov[seen][:, seen], across)
+    guess = mu[gone] + (observed - mu[seen]) @ coef
+    spread = cov[gone][:, gone] - across.T @ coef
+    return guess, (spread + spread.T) / 2.0
+
+
+#: :meth:`MultivariateGaussian._pooled_missing`'s EM stops when no parameter moves by
+#: more than this fraction of its column's spread, or after this many steps.
+_POOLED_TOL = 1e-10
+_POOLED_STEPS = 2000
 
 
 def _updated(prior: NormalInverseWishart, stats: dict) -> tuple:

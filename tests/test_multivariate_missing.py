@@ -1,0 +1,287 @@
+"""Clustering a MultivariateGaussian block with missing values: EM over the missing
+values as well as the memberships. The oracles are the conditional-Gaussian formulas
+written out (with an explicit inverse), scipy's densities and optimizer on the
+observed values' likelihood, and the closed forms of a diagonal Gaussian."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize, stats
+
+import bayesnb as bnb
+from bayesnb.errors import InputError
+
+COVARIANCES = ("full", "diag", "spherical", "tied", "tied-spherical")
+
+
+def _holed(X: pd.DataFrame, share: float, seed: int) -> pd.DataFrame:
+    """``X`` with about ``share`` of its values missing at random, and every row
+    keeping at least one value."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random(X.shape) < share
+    mask[mask.all(axis=1), 0] = False
+    return X.mask(mask)
+
+
+def _three(n=60, seed=3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    cov = np.array([[1.0, 0.6, -0.3], [0.6, 2.0, 0.4], [-0.3, 0.4, 0.5]])
+    values = rng.multivariate_normal([1.0, -2.0, 4.0], cov, size=n)
+    return pd.DataFrame(values, columns=["p", "q", "r"])
+
+
+def _bound(X: pd.DataFrame, covariance="full"):
+    return bnb.MultivariateGaussian(covariance=covariance).bind("X", list(X.columns), X)
+
+
+# -- the E-step's expected statistics -------------------------------------------------
+
+
+def test_expected_statistics_of_two_columns_by_hand():
+    """Two columns; class 0's Gaussian has means (1, 2), variances 4 and 9, covariance
+    3. Row (3, NaN): E[q | p = 3] = 2 + (3/4)(3 - 1) = 3.5, Var = 9 - 3^2/4 = 6.75. Row
+    (NaN, -1): E[p | q = -1] = 1 + (3/9)(-1 - 2) = 0, Var = 4 - 3^2/9 = 3."""
+    X = pd.DataFrame({"p": [1.0, 3.0, np.nan, 5.0], "q": [2.0, np.nan, -1.0, 4.0]})
+    block = _bound(X)
+    at = {"mu": np.array([[1.0, 2.0]]), "cov": np.array([[[4.0, 3.0], [3.0, 9.0]]])}
+    resp = np.array([[1.0], [0.5], [2.0], [1.0]])
+    st = block.count(block.encode(X), resp, at=at)
+    # completed rows (1, 2), (3, 3.5), (0, -1), (5, 4) with weights 1, 0.5, 2, 1
+    w = np.array([1.0, 0.5, 2.0, 1.0])
+    p = np.array([1.0, 3.0, 0.0, 5.0])
+    q = np.array([2.0, 3.5, -1.0, 4.0])
+    n = 4.5
+    mp, mq = (w @ p) / n, (w @ q) / n
+    spp = w @ (p - mp) ** 2 + 2.0 * 3.0  # row 3's conditional variance of p, weight 2
+    sqq = w @ (q - mq) ** 2 + 0.5 * 6.75  # row 2's of q, weight 0.5
+    spq = w @ ((p - mp) * (q - mq))  # no row misses both: no conditional covariance
+    assert st["n"][0] == pytest.approx(n, rel=1e-15)
+    np.testing.assert_allclose(st["mean"][0], [mp, mq], rtol=1e-14)
+    np.testing.assert_allclose(st["scatter"][0], [[spp, spq], [spq, sqq]], rtol=1e-13)
+
+
+@pytest.mark.parametrize("covariance", COVARIANCES)
+def test_expected_statistics_match_the_conditional_gaussian(covariance):
+    """Three columns, two classes, rows missing one or two values (and one none):
+    the completed rows and conditional covariances from the textbook formulas with
+    an explicit inverse."""
+    X = _holed(_three(12), 0.3, seed=1)
+    block = _bound(X, covariance)
+    rng = np.random.default_rng(2)
+    mu = rng.normal(size=(2, 3))
+    a = rng.normal(size=(2, 3, 3))
+    cov = a @ np.swapaxes(a, 1, 2) + np.eye(3)
+    resp = rng.dirichlet([1.0, 1.0], size=len(X))
+    st = block.count(block.encode(X), resp, at={"mu": mu, "cov": cov})
+    values = X.to_numpy()
+    for k in range(2):
+        filled, extra = values.copy(), np.zeros((3, 3))
+        for i, row in enumerate(values):
+            m = np.isnan(row)
+            if not m.any():
+                continue
+            o = ~m
+            coef = cov[k][np.ix_(m, o)] @ np.linalg.inv(cov[k][np.ix_(o, o)])
+            filled[i, m] = mu[k][m] + coef @ (row[o] - mu[k][o])
+            cond = cov[k][np.ix_(m, m)] - coef @ cov[k][np.ix_(o, m)]
+            extra[np.ix_(m, m)] += resp[i, k] * cond
+        n = resp[:, k].sum()
+        mean = resp[:, k] @ filled / n
+        dev = filled - mean
+        scatter = (dev * resp[:, k, None]).T @ dev + extra
+        assert st["n"][k] == pytest.approx(n, rel=1e-14)
+        np.testing.assert_allclose(st["mean"][k], mean, rtol=1e-12, atol=1e-12)
+        if covariance in ("diag", "spherical", "tied-spherical"):
+            np.testing.assert_allclose(st["scatter"][k], np.diag(scatter), rtol=1e-11)
+        else:
+            np.testing.assert_allclose(st["scatter"][k], scatter, rtol=1e-11, atol=1e-11)
+
+
+def test_statistics_without_current_parameters_refuse_a_missing_value():
+    X = _holed(_three(12), 0.3, seed=1)
+    block = _bound(X)
+    with pytest.raises(InputError, match="missing value in column"):
+        block.count(block.encode(X), np.ones((len(X), 1)))
+
+
+# -- the training rows' Gaussian: the default prior's centre and scale ----------------------
+
+
+def _observed_log_likelihood(values, mu, cov) -> float:
+    """Sum over rows of scipy's Gaussian log density of each row's observed values."""
+    total = 0.0
+    for row in values:
+        o = ~np.isnan(row)
+        if o.any():
+            total += stats.multivariate_normal(mu[o], cov[np.ix_(o, o)]).logpdf(row[o])
+    return total
+
+
+def _from_free(theta, d):
+    """A mean and a covariance from the mean then the log-Cholesky factor (flat)."""
+    mu = theta[:d]
+    chol = np.zeros((d, d))
+    rows, cols = np.tril_indices(d)
+    chol[rows, cols] = theta[d:]
+    chol[np.diag_indices(d)] = np.exp(np.diagonal(chol))
+    return mu, chol @ chol.T
+
+
+def _to_free(mu, cov):
+    chol = np.linalg.cholesky(cov)
+    chol[np.diag_indices(len(mu))] = np.log(np.diagonal(chol))
+    return np.concatenate([mu, chol[np.tril_indices(len(mu))]])
+
+
+def test_the_training_rows_gaussian_is_the_maximum_likelihood_one():
+    """With missing values, the block's data mean and covariance maximize the observed
+    values' likelihood (scipy's BFGS on scipy's densities, from the complete-case
+    start), not the column means of what is there."""
+    X = _holed(_three(60), 0.25, seed=4)
+    values = X.to_numpy()
+    block = _bound(X)
+
+    def loss(theta):
+        return -_observed_log_likelihood(values, *_from_free(theta, 3))
+
+    complete = values[~np.isnan(values).any(axis=1)]
+    start = _to_free(complete.mean(axis=0), np.cov(complete.T, bias=True))
+    best = optimize.minimize(loss, start, method="BFGS", options={"gtol": 1e-9})
+    mu, cov = _from_free(best.x, 3)
+    np.testing.assert_allclose(block.data_mean, mu, atol=1e-5)
+    np.testing.assert_allclose(block.data_cov, cov, atol=1e-5)
+    ours = _observed_log_likelihood(values, block.data_mean, block.data_cov)
+    assert ours >= -best.fun - 1e-8
+    assert np.abs(block.data_mean - np.nanmean(values, axis=0)).max() > 1e-3
+
+
+def test_a_column_with_no_observed_value_is_named():
+    X = _three(10)
+    X["r"] = np.nan
+    with pytest.raises(InputError, match="no observed value .* column 'r'"):
+        bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(X, 2)
+
+
+# -- EM over memberships and missing values ---------------------------------------------
+
+
+@pytest.mark.parametrize("covariance", ["diag", "spherical"])
+def test_one_diagonal_component_by_ml_is_every_columns_observed_moments(covariance):
+    """A diagonal Gaussian's columns are independent, so its maximum-likelihood mean
+    and variance per column are those of the column's observed values alone (and for
+    one shared variance, the mean of their per-column sums of squares)."""
+    X = _holed(_three(80), 0.3, seed=5)
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance)).cluster(
+        X, 1, estimate="ml", tol=1e-13, max_iter=5000
+    )
+    values = X.to_numpy()
+    mean = np.nanmean(values, axis=0)
+    np.testing.assert_allclose(fit.params["X_mu"].values[0], mean, rtol=1e-7)
+    var = np.diagonal(fit.params["X_cov"].values[0])
+    if covariance == "diag":
+        np.testing.assert_allclose(var, np.nanvar(values, axis=0), rtol=1e-7)
+    else:  # one variance: the squared deviations over all observed values, whose
+        # count is what divides (EM's fixed point s2 = (S + s2 * n_missing) / (n d))
+        seen = ~np.isnan(values)
+        expected = np.nansum((values - mean) ** 2) / seen.sum()
+        np.testing.assert_allclose(var, expected, rtol=1e-7)
+
+
+def _log_niw(mu, cov, mu0, kappa, nu, psi) -> float:
+    return float(
+        stats.multivariate_normal(mu0, cov / kappa).logpdf(mu)
+        + stats.invwishart(df=nu, scale=psi).logpdf(cov)
+    )
+
+
+def test_clustering_reaches_a_maximum_of_the_observed_posterior():
+    """Old Faithful with a fifth of its values missing, K = 2, an explicit prior: at
+    EM's stopping point no direction of the means and log-Cholesky factors raises the
+    objective written with scipy (the observed values' mixture likelihood plus the
+    Normal-Inverse-Wishart log densities), by central differences."""
+    X = _holed(bnb.datasets.old_faithful(), 0.2, seed=6)
+    prior = bnb.NormalInverseWishart(
+        mu=[3.5, 70.0], kappa=0.05, nu=5.0, psi=[[0.6, 2.0], [2.0, 60.0]]
+    )
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian(prior)).cluster(
+        X, 2, tol=1e-12, max_iter=5000, random_state=0
+    )
+    assert fit.converged
+    values = X.to_numpy()
+    weights = np.exp(fit.class_log_prob)
+    mu0, cov0 = fit.params["X_mu"].values, fit.params["X_cov"].values
+
+    def objective(theta):
+        comps = [_from_free(theta[5 * k : 5 * k + 5], 2) for k in range(2)]
+        total = 0.0
+        for row in values:
+            o = ~np.isnan(row)
+            dens = [
+                w * stats.multivariate_normal(m[o], c[np.ix_(o, o)]).pdf(row[o])
+                for w, (m, c) in zip(weights, comps, strict=True)
+            ]
+            total += np.log(sum(dens))
+        psi = np.array([[0.6, 2.0], [2.0, 60.0]])
+        return total + sum(_log_niw(m, c, np.array([3.5, 70.0]), 0.05, 5.0, psi) for m, c in comps)
+
+    theta = np.concatenate([_to_free(mu0[k], cov0[k]) for k in range(2)])
+    h = 1e-5
+    grad = np.array(
+        [
+            (objective(theta + h * e) - objective(theta - h * e)) / (2 * h)
+            for e in np.eye(len(theta))
+        ]
+    )
+    assert np.abs(grad).max() < 1e-3, grad
+    # and the objective EM reports is this one plus the weights' Dirichlet term
+    alpha = np.full(2, 1.0 + 1.0)  # the default class prior, Dirichlet(1), its mean: +1
+    weights_term = stats.dirichlet(alpha).logpdf(weights)
+    assert fit.history[-1] == pytest.approx(objective(theta) + weights_term, rel=1e-10)
+
+
+@pytest.mark.parametrize("covariance", COVARIANCES)
+def test_em_with_missing_values_climbs_and_scores_every_row(covariance):
+    X = _holed(bnb.datasets.old_faithful(), 0.15, seed=7)
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance)).cluster(
+        X, 2, random_state=0
+    )
+    assert fit.converged
+    history = np.asarray(fit.history)
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
+    proba = fit.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # the rows keep the memberships the complete data gives them, up to the components'
+    # order, where both values are seen
+    complete = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance)).cluster(
+        bnb.datasets.old_faithful(), 2, random_state=0
+    )
+    seen = X.notna().all(axis=1).to_numpy()
+    ours = proba[seen].argmax(axis=1)
+    theirs = complete.predict_proba(X[seen]).argmax(axis=1)
+    assert max((ours == theirs).mean(), (ours != theirs).mean()) > 0.97
+
+
+def test_semi_supervised_weighted_fit_with_missing_values_saves_and_loads(tmp_path):
+    X = _holed(bnb.datasets.old_faithful(), 0.15, seed=8)
+    y = np.where(X["eruptions"] > 3, "long", "short").astype(object)
+    y[np.random.default_rng(0).random(len(y)) < 0.7] = None
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(X))
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(
+        X, ["long", "short"], y=y, sample_weight=w, random_state=0
+    )
+    assert fit.converged
+    path = tmp_path / "fit.nc"
+    fit.save(path)
+    back = bnb.load(path)
+    for key in ("X_mu", "X_cov"):
+        np.testing.assert_array_equal(back.params[key].values, fit.params[key].values)
+    np.testing.assert_array_equal(back.predict_proba(X), fit.predict_proba(X))
+
+
+def test_samplers_and_the_classifier_refuse_missing_values_by_name():
+    X = _holed(bnb.datasets.old_faithful(), 0.15, seed=9)
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    with pytest.raises(InputError, match="only clustering's EM"):
+        model.cluster(X, 2, method="mcmc", draws=20, tune=20, random_state=0)
+    with pytest.raises(InputError, match="only clustering's EM"):
+        model.to_pymc(X, n_components=2)
