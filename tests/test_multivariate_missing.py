@@ -158,7 +158,7 @@ def test_the_training_rows_gaussian_is_the_maximum_likelihood_one():
 def test_a_column_with_no_observed_value_is_named():
     X = _three(10)
     X["r"] = np.nan
-    with pytest.raises(InputError, match="no observed value .* column 'r'"):
+    with pytest.raises(InputError, match=r"no observed value .* column 'r'"):
         bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(X, 2)
 
 
