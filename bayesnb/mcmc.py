@@ -39,7 +39,7 @@ from bayesnb._data import check_count
 from bayesnb._progress import progress
 from bayesnb.errors import InputError
 from bayesnb.families._kernels import log_sum_exp_last
-from bayesnb.families.base import fused_groups, joined
+from bayesnb.families.base import count_at, fused_groups, joined
 from bayesnb.mixture import MixtureFit, _Problem, _State
 from bayesnb.model import feature_log_likelihood
 from bayesnb.posterior import CHUNK_ENTRIES, _attrs, observed_values, stacked_dataset
@@ -147,7 +147,11 @@ def _gibbs_python(problem: _Problem, class_log_prob, params, draws, tune, rng, a
             logj, class_log_prob, rng.random((n, chains)), codes, weights, resp
         )
         # theta | z: every block's conjugate posterior of the counts z gives
-        stats = [b.count(enc, resp) for b, enc in zip(blocks, encoded, strict=True)]
+        # (a block with missing values completes them by a draw given z and theta)
+        stats = [
+            count_at(b, enc, resp, p, rng)
+            for b, enc, p in zip(blocks, encoded, params, strict=True)
+        ]
         params = [
             _conditional_draw(b, st, chains, rng) for b, st in zip(blocks, stats, strict=True)
         ]

@@ -278,10 +278,68 @@ def test_semi_supervised_weighted_fit_with_missing_values_saves_and_loads(tmp_pa
     np.testing.assert_array_equal(back.predict_proba(X), fit.predict_proba(X))
 
 
-def test_samplers_and_the_classifier_refuse_missing_values_by_name():
+def test_the_pymc_model_refuses_missing_values_by_name():
     X = _holed(bnb.datasets.old_faithful(), 0.15, seed=9)
     model = bnb.NaiveBayes(bnb.MultivariateGaussian())
-    with pytest.raises(InputError, match="only clustering's EM"):
-        model.cluster(X, 2, method="mcmc", draws=20, tune=20, random_state=0)
-    with pytest.raises(InputError, match="only clustering's EM"):
+    with pytest.raises(InputError, match="the PyMC model"):
         model.to_pymc(X, n_components=2)
+
+
+# -- the Gibbs sampler: data augmentation ---------------------------------------------------
+
+
+def test_drawn_statistics_complete_each_row_from_its_conditional_gaussian():
+    """Row (3, NaN) of the two-column example, weight 1 in one class: over many draws
+    the completed value of q has mean 3.5 and variance 6.75 (the conditional Gaussian
+    by hand), so the drawn scatter of a class holding it alone is 0 and its mean is
+    the draw."""
+    X = pd.DataFrame({"p": [1.0, 3.0], "q": [2.0, np.nan]})
+    block = _bound(X)
+    at = {"mu": np.array([[1.0, 2.0]] * 2), "cov": np.array([[[4.0, 3.0], [3.0, 9.0]]] * 2)}
+    resp = np.array([[1.0, 0.0], [0.0, 1.0]])  # row 1 alone in class 1
+    enc = block.encode(X)
+    rng = np.random.default_rng(0)
+    draws = np.array([block.count(enc, resp, at=at, rng=rng)["mean"][1, 1] for _ in range(20000)])
+    assert abs(draws.mean() - 3.5) < 4.0 * np.sqrt(6.75 / len(draws))
+    assert draws.var() == pytest.approx(6.75, rel=0.05)
+    one = block.count(enc, resp, at=at, rng=rng)
+    np.testing.assert_allclose(one["mean"][0], [1.0, 2.0])  # class 0: row 0, complete
+    np.testing.assert_allclose(one["scatter"][1], 0.0, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_gibbs_with_known_memberships_draws_the_exact_diagonal_posterior():
+    """A diagonal covariance keeps the columns independent, so with every row's
+    component known the posterior of each column's mean and variance is the
+    Normal-Inverse-Gamma update of that column's observed values alone, written out
+    here; the Gibbs sampler's draws (the missing values drawn every sweep) must meet
+    its means within 4 Monte-Carlo standard errors."""
+    from tests.test_mcmc import mcse_ok
+
+    X = _holed(bnb.datasets.old_faithful(), 0.25, seed=10)
+    y = np.where(bnb.datasets.old_faithful()["eruptions"] > 3, "long", "short")
+    mu0, kappa, nu = np.array([3.5, 70.0]), 0.05, 5.0
+    psi = np.diag([0.6, 60.0])
+    prior = bnb.NormalInverseWishart(mu=mu0, kappa=kappa, nu=nu, psi=psi)
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian(prior, covariance="diag"))
+    fit = model.cluster(
+        X, ["long", "short"], y=y, method="mcmc", draws=1500, chains=2, tune=50, random_state=2
+    )
+    post = fit.trace["posterior"].ds
+    alpha = (nu - 2 + 1.0) / 2.0  # d = 2 columns
+    for label in ["long", "short"]:
+        for j, column in enumerate(X.columns):
+            v = X[column].to_numpy()[(y == label) & X[column].notna().to_numpy()]
+            n, mean = len(v), v.mean()
+            kappa_n = kappa + n
+            mu_n = (kappa * mu0[j] + n * mean) / kappa_n
+            alpha_n = alpha + n / 2.0
+            beta_n = (
+                psi[j, j] / 2.0
+                + ((v - mean) ** 2).sum() / 2.0
+                + kappa * n * (mean - mu0[j]) ** 2 / (2.0 * kappa_n)
+            )
+            mu_draws = post["X_mu"].sel(component=label).values[..., j]
+            var_draws = post["X_cov"].sel(component=label).values[..., j, j]
+            assert mcse_ok(mu_draws, mu_n), (label, column)
+            assert mcse_ok(var_draws, beta_n / (alpha_n - 1.0)), (label, column)

@@ -544,16 +544,16 @@ def joined(groups: list[Group], values: list[dict]) -> list[dict]:
     ]
 
 
-def count_at(block: Family, enc, resp, params: dict | None = None) -> dict:
+def count_at(block: Family, enc, resp, params: dict | None = None, rng=None) -> dict:
     """``block``'s statistics of ``enc`` under ``resp`` (n, K). A block that fills
     missing values in (:meth:`Family.imputes`) fills them from ``params``, its current
-    parameters (EM's E-step), or at a start (None) from its
-    ``imputation_start``."""
+    parameters (EM's E-step: their expectations; with ``rng``, a Gibbs sweep: a
+    draw), or at a start (None) from its ``imputation_start``."""
     if not block.imputes(enc):
         return block.count(enc, resp)
     if params is None:
         params = block.imputation_start(resp.shape[1])
-    return block.count(enc, resp, at=params)
+    return block.count(enc, resp, at=params, rng=rng)
 
 
 def count_blocks(blocks, table, resp) -> list[dict]:

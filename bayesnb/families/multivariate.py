@@ -73,12 +73,13 @@ class MultivariateGaussian(Family):
     E-step fills every missing value in by its expectation given the row's observed
     values under each component's current Gaussian, and adds the conditional
     covariance to the expected scatter, so EM climbs the observed rows' likelihood
-    (:meth:`count` with ``at``). The training rows' mean and covariance, the default
-    prior's centre and scale, are then their maximum-likelihood estimates under one
-    Gaussian, by the same EM. The classifier, the Gibbs sampler, the PyMC model and
-    Dask count statistics without current parameters, so they refuse a missing value,
-    naming its column; declare such columns :class:`~bayesnb.Gaussian` (independent,
-    which marginalizes them in every fit).
+    (:meth:`count` with ``at``). The Gibbs sampler draws them instead, given each
+    row's component and the current parameters (data augmentation). The training
+    rows' mean and covariance, the default prior's centre and scale, are then their
+    maximum-likelihood estimates under one Gaussian, by the same EM. The classifier,
+    the PyMC model and Dask count statistics without current parameters, so they
+    refuse a missing value, naming its column; declare such columns
+    :class:`~bayesnb.Gaussian` (independent, which marginalizes them in every fit).
 
     Examples
     --------
@@ -239,9 +240,9 @@ class MultivariateGaussian(Family):
                 raise InputError(
                     f"{self._what()} has a missing value in column {column!r}, row {i}. "
                     "A joint Gaussian's statistics fill a missing value in from the "
-                    "current parameters, which only clustering's EM (model.cluster) has; "
-                    "the classifier, the Gibbs sampler, the PyMC model and Dask refuse it. "
-                    "Cluster, drop or impute the row, or declare the columns "
+                    "current parameters, which only clustering (model.cluster: its EM and "
+                    "its Gibbs sampler) has; the classifier, the PyMC model (NUTS) and "
+                    "Dask refuse it. Cluster, drop or impute the row, or declare the columns "
                     "bnb.Gaussian() (independent, which marginalizes a missing value in "
                     "every fit). Scoring a row (predict_proba) marginalizes one exactly."
                 )
@@ -265,7 +266,7 @@ class MultivariateGaussian(Family):
         return {"mu": np.tile(self.data_mean, (K, 1)), "cov": np.tile(self.data_cov, (K, 1, 1))}
 
     # -- statistics and estimates -----------------------------------------------------
-    def count(self, enc, resp, at: dict | None = None) -> dict:
+    def count(self, enc, resp, at: dict | None = None, rng=None) -> dict:
         """``{"n", "mean", "scatter"}``: (K,), (K, d) and (K, d, d) (the scatter's
         diagonal alone, (K, d), for ``"diag"`` and ``"spherical"``), each class's
         deviations from its own mean: from the centred encoding's weighted sums,
@@ -279,7 +280,9 @@ class MultivariateGaussian(Family):
         observed ones o, :math:`\\mu_m + \\Sigma_{mo}\\Sigma_{oo}^{-1}(x_o - \\mu_o)`,
         and the scatter gains their conditional covariance :math:`\\Sigma_{mm} -
         \\Sigma_{mo}\\Sigma_{oo}^{-1}\\Sigma_{om}` (:func:`_expected_moments`): the
-        expected statistics of the completed rows. Without ``at`` a missing value
+        expected statistics of the completed rows. With ``rng`` as well, the
+        statistics of rows completed by a draw from that conditional Gaussian instead
+        (the Gibbs sampler's data augmentation). Without ``at`` a missing value
         raises, naming its column."""
         x = enc
         r = resp.dense() if isinstance(resp, Labels) else np.asarray(resp, dtype=float)
@@ -294,7 +297,7 @@ class MultivariateGaussian(Family):
             if self.data_mean is not None:
                 mu = mu - self.data_mean
             n, mean, scatter = _expected_moments(
-                x, missing, r, mu, np.asarray(at["cov"], dtype=float), diagonal
+                x, missing, r, mu, np.asarray(at["cov"], dtype=float), diagonal, rng
             )
         if not (np.isfinite(mean).all() and np.isfinite(scatter).all()):
             raise InputError(
@@ -823,7 +826,8 @@ class MultivariateGaussian(Family):
         return mu[components] + np.einsum("nij,nj->ni", chol[components], z)
 
     def observed_codes(self, data) -> np.ndarray:
-        return self._values(data)
+        """The values (NaN where missing)."""
+        return self._values(data, missing_ok=True)
 
     def sample_codes(self, params, components, rng, observed=None, rows=None) -> np.ndarray:
         return self.sample(params, components, rng)
@@ -893,13 +897,18 @@ def _moments(x, r, diagonal: bool) -> tuple:
     return n, mean, cross - n[:, None, None] * mean[:, :, None] * mean[:, None, :]
 
 
-def _expected_moments(x, missing, r, mu, cov, diagonal: bool) -> tuple:
+def _expected_moments(x, missing, r, mu, cov, diagonal: bool, rng=None) -> tuple:
     """:func:`_moments` of rows ``x`` (n, d) with missing values (``missing``, NaN in
     ``x``), their expectations under every class's Gaussian ``mu`` (K, d), ``cov``
     (K, d, d) (in ``x``'s units): each class's rows completed by the conditional means
     of their missing values (:func:`_conditional`), and the conditional covariances,
     weighted, added to the scatter. The rows missing the same columns share one
-    factorization per class."""
+    factorization per class.
+
+    With ``rng``, the statistics of one draw of the missing values instead (data
+    augmentation): each class's rows of positive weight completed by a draw from
+    their conditional Gaussian, pattern by pattern and class by class, and no
+    conditional covariance added."""
     K, d = mu.shape
     groups = [group for group in _missing_patterns(missing) if group[1].size]
     n = r.sum(axis=0)
@@ -909,7 +918,14 @@ def _expected_moments(x, missing, r, mu, cov, diagonal: bool) -> tuple:
         filled = np.array(x, order="F")
         extra = np.zeros((d, d))
         for seen, gone, rows in groups:
+            if rng is not None:  # a row of weight 0 adds nothing: any finite value
+                filled[np.ix_(rows, gone)] = 0.0
+                rows = rows[r[rows, k] > 0]
             guess, spread = _conditional(x[rows][:, seen], mu[k], cov[k], seen, gone)
+            if rng is not None:
+                z = rng.standard_normal(guess.shape)
+                filled[np.ix_(rows, gone)] = guess + z @ np.linalg.cholesky(spread).T
+                continue
             filled[np.ix_(rows, gone)] = guess
             extra[np.ix_(gone, gone)] += r[rows, k].sum() * spread
         _, mean_k, scatter_k = _moments(filled, r[:, k : k + 1], diagonal)
