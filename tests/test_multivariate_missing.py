@@ -278,11 +278,16 @@ def test_semi_supervised_weighted_fit_with_missing_values_saves_and_loads(tmp_pa
     np.testing.assert_array_equal(back.predict_proba(X), fit.predict_proba(X))
 
 
-def test_the_pymc_model_refuses_missing_values_by_name():
+def test_the_pymc_model_and_dask_refuse_missing_values_by_name():
+    """Neither has current parameters to fill a missing value in from (and Dask's
+    merged pooled statistics have no exact form with one)."""
+    dd = pytest.importorskip("dask.dataframe")
     X = _holed(bnb.datasets.old_faithful(), 0.15, seed=9)
     model = bnb.NaiveBayes(bnb.MultivariateGaussian())
     with pytest.raises(InputError, match="the PyMC model"):
         model.to_pymc(X, n_components=2)
+    with pytest.raises(InputError, match=r"missing value in column.* Dask refuse"):
+        model.cluster(dd.from_pandas(X, npartitions=2), 2)
 
 
 # -- the Gibbs sampler: data augmentation ---------------------------------------------------

@@ -142,7 +142,11 @@ class MultivariateGaussian(Family):
         if self.n_columns < 1 or len(data) == 0:
             raise InputError(f"{self._what()} needs at least one column and one row.")
         w = np.ones(len(data)) if sample_weight is None else np.asarray(sample_weight, float)
-        self.adopt_pooled(self.pooled_stats(data, w))
+        x = self._values(data, missing_ok=True)
+        missing = np.isnan(x)
+        self.adopt_pooled(
+            self._pooled_missing(x, missing, w) if missing.any() else self.pooled_stats(x, w)
+        )
 
     def needs_pooled(self, counted: bool) -> bool:
         """The training rows' mean (the encoding's centre) and covariance (the default
@@ -150,15 +154,11 @@ class MultivariateGaussian(Family):
         return True
 
     def pooled_stats(self, data, weights: np.ndarray) -> dict:
-        """``{"n", "mean", "scatter"}`` (1, ...) of the rows as one class, weighted.
-        With missing values, the maximum-likelihood mean and covariance of one
-        Gaussian (:meth:`_pooled_missing`), the scatter their covariance times the
-        weight."""
-        x = self._values(data, missing_ok=True)
+        """``{"n", "mean", "scatter"}`` (1, ...) of the rows as one class, weighted,
+        which merge across partitions; a missing value raises (the rows' Gaussian is
+        then an EM's, :meth:`_pooled_missing`, which does not merge)."""
+        x = self._values(data)
         w = np.asarray(weights, float)
-        missing = np.isnan(x)
-        if missing.any():
-            return self._pooled_missing(x, missing, w)
         total = w.sum()
         mean = (w @ x) / total if total > 0 else np.zeros(x.shape[1])
         xc = x - mean
@@ -169,7 +169,8 @@ class MultivariateGaussian(Family):
         }
 
     def _pooled_missing(self, x, missing, w) -> dict:
-        """The maximum-likelihood Gaussian of rows with missing values, by EM from
+        """:meth:`pooled_stats` of rows ``x`` with missing values (``missing``) and
+        weights ``w``: the maximum-likelihood Gaussian, by EM from
         every column's mean and variance over its values: each step fills the missing
         values in (:func:`_expected_moments`) until no mean or covariance entry moves
         by more than :data:`_POOLED_TOL` of its column's spread (at most
