@@ -278,6 +278,39 @@ def test_semi_supervised_weighted_fit_with_missing_values_saves_and_loads(tmp_pa
     np.testing.assert_array_equal(back.predict_proba(X), fit.predict_proba(X))
 
 
+@pytest.mark.parametrize("estimate", ["ml", "map"])
+def test_a_classifier_is_fitted_as_a_mixture_with_every_label_known(estimate):
+    """The classifier refuses a missing value and names the remedy: clustering with
+    every label known, whose EM fills the missing values in. For a diagonal block by
+    ML that gives every class's observed means and variances column by column (the
+    columns independent); by MAP, every column's Normal-Inverse-Gamma mode of its
+    observed values, written out here."""
+    X = _holed(bnb.datasets.old_faithful(), 0.2, seed=11)
+    y = np.where(bnb.datasets.old_faithful()["eruptions"] > 3, "long", "short")
+    mu0, kappa, nu, psi = np.array([3.5, 70.0]), 0.05, 5.0, np.diag([0.6, 60.0])
+    prior = bnb.NormalInverseWishart(mu=mu0, kappa=kappa, nu=nu, psi=psi)
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian(prior, covariance="diag"))
+    with pytest.raises(InputError, match=r"model.cluster\(X, classes, y=y\)"):
+        model.fit(X, y, estimate=estimate)
+    fit = model.cluster(X, ["long", "short"], y=y, estimate=estimate, tol=1e-13, max_iter=5000)
+    alpha = (nu - 2 + 1.0) / 2.0  # every variance's inverse gamma, d = 2
+    for k, label in enumerate(["long", "short"]):
+        for j, column in enumerate(X.columns):
+            v = X[column].to_numpy()[(y == label) & X[column].notna().to_numpy()]
+            n, mean, ss = len(v), v.mean(), ((v - v.mean()) ** 2).sum()
+            if estimate == "ml":
+                mu, var = mean, ss / n
+            else:  # the joint mode of (mu, var): mu_n and beta_n / (alpha_n + 3/2)
+                kappa_n = kappa + n
+                mu = (kappa * mu0[j] + n * mean) / kappa_n
+                beta_n = (
+                    psi[j, j] / 2.0 + ss / 2.0 + kappa * n * (mean - mu0[j]) ** 2 / (2 * kappa_n)
+                )
+                var = beta_n / (alpha + n / 2.0 + 1.5)
+            assert fit.params["X_mu"].values[k, j] == pytest.approx(mu, rel=1e-9)
+            assert fit.params["X_cov"].values[k, j, j] == pytest.approx(var, rel=1e-8)
+
+
 def test_the_pymc_model_and_dask_refuse_missing_values_by_name():
     """Neither has current parameters to fill a missing value in from (and Dask's
     merged pooled statistics have no exact form with one)."""

@@ -243,7 +243,9 @@ class MultivariateGaussian(Family):
                     "A joint Gaussian's statistics fill a missing value in from the "
                     "current parameters, which only clustering (model.cluster: its EM and "
                     "its Gibbs sampler) has; the classifier, the PyMC model (NUTS) and "
-                    "Dask refuse it. Cluster, drop or impute the row, or declare the columns "
+                    "Dask refuse it. For a classifier, cluster with every label known: "
+                    "model.cluster(X, classes, y=y) gives the MAP (add method='mcmc' for "
+                    "the posterior). Or drop or impute the row, or declare the columns "
                     "bnb.Gaussian() (independent, which marginalizes a missing value in "
                     "every fit). Scoring a row (predict_proba) marginalizes one exactly."
                 )
