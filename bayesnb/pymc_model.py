@@ -68,6 +68,7 @@ from bayesnb._data import Table, check_sample_weight, split_target
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Gaussian, MultivariateGaussian
 from bayesnb.families._kernels import value_array
+from bayesnb.families.multivariate import DIAGONAL_COVARIANCES, _missing_patterns
 from bayesnb.priors import class_concentration
 
 __all__ = [
@@ -226,9 +227,16 @@ def bound_mixture_model(
     resp = np.zeros((n, k))
     resp[fixed, codes[fixed]] = w[fixed]
     data = [table.take(block.columns) for block in blocks]
-    known_stats = [
-        block.count(block.encode(d), resp) for block, d in zip(blocks, data, strict=True)
-    ]
+    known_stats, holed = [], {}
+    for block, d in zip(blocks, data, strict=True):
+        enc = block.encode(d)
+        if block.imputes(enc):  # its known rows missing values are scored one by one
+            missing = np.isnan(enc).any(axis=1)
+            rows = np.flatnonzero(fixed & missing & (w > 0))
+            holed[id(block)] = (block.observed_codes(d)[rows], codes[rows], w[rows])
+            known_stats.append(block.count(enc[~missing], resp[~missing]))
+        else:
+            known_stats.append(block.count(enc, resp))
     free = ~fixed & (w > 0)  # a row of weight 0 adds nothing
     return _build(
         blocks=blocks,
@@ -238,15 +246,18 @@ def bound_mixture_model(
         known_stats=known_stats,
         known_counts=resp.sum(axis=0),
         rows=(data, free, w[free]),
+        holed=holed,
     )
 
 
 # -- the model ------------------------------------------------------------------------------
-def _build(*, blocks, labels, label_dim, class_alpha, known_stats, known_counts, rows):
+def _build(*, blocks, labels, label_dim, class_alpha, known_stats, known_counts, rows, holed=None):
     """The PyMC model: the priors, then one Potential holding the likelihood of the
     known rows (their statistics ``known_stats`` and class totals ``known_counts``)
     and of the rows ``rows`` = ``(every block's data, mask of the rows, their
-    weights)`` whose class is unknown (None: none)."""
+    weights)`` whose class is unknown (None: none). ``holed`` maps a
+    MultivariateGaussian block (its id) to its known rows that miss values, which
+    its statistics leave out: ``(values with NaN, class codes, weights)``."""
     k = len(labels)
     label_values = value_array(labels)
     coords = {label_dim: label_values}
@@ -292,6 +303,8 @@ def _build(*, blocks, labels, label_dim, class_alpha, known_stats, known_counts,
                 tables.append((block, _discrete(block, laid, k)))
         terms = (log_class, tables, gaussians, joints, blocks)
         total = _known_term(*terms, known_stats, known_counts)
+        if holed:
+            total = total + _holed_term(gaussians + joints, holed)
         if rows is not None and rows[1].any():
             total = total + _free_term(*terms, rows)
         pm.Potential(LIKELIHOOD, total)
@@ -567,13 +580,65 @@ def _free_term(log_class, tables, gaussians, joints, blocks, rows):
         if not seen.all():
             term = term * seen
         jll = jll + term.sum(axis=-1)
-    for block, mu, chol in joints:  # -1/2 (d log 2 pi + log|S| + |L^-1 (x - mu)|^2)
-        x = block.observed_codes(data[id(block)])[mask]  # (rows, d): no value missing
-        z = pt.linalg.solve_triangular(chol, (x[None, :, :] - mu[:, None, :]).mT, lower=True)
-        log_det = 2.0 * pt.sum(pt.log(pt.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
-        jll = jll - 0.5 * (x.shape[1] * LOG_2PI + log_det[..., None] + pt.sum(z**2, axis=1))
+    for block, mu, chol in joints:
+        jll = jll + _observed_scores(mu, chol, block.observed_codes(data[id(block)])[mask])
     row = pt.logsumexp(jll, axis=0)
     return pt.sum(row * weights) if np.any(weights != 1.0) else pt.sum(row)
+
+
+def _observed_scores(mu, chol, x):
+    """(K, rows): every row's log density under every class's joint Gaussian (means
+    ``mu`` (K, d), Cholesky factors ``chol`` (K, d, d) or one (d, d)), of its observed
+    values alone, :math:`-\\tfrac12(|o|\\log 2\\pi + \\log|\\Sigma_{oo}| +
+    \\|L_o^{-1}(x_o - \\mu_o)\\|^2)`: the rows that miss the same columns ``x`` (NaN)
+    share the factor :math:`L_o` of their block :math:`\\Sigma_{oo} = L[o]L[o]^\\top`
+    (the full factor when nothing is missing), and a row missing every value scores
+    0."""
+    missing = np.isnan(x)
+    groups = _missing_patterns(missing) if missing.any() else [(np.arange(x.shape[1]), (), None)]
+    parts, order = [], []
+    for seen, _, rows in groups:
+        xo = x if rows is None else x[np.ix_(rows, seen)]
+        order.append(np.arange(len(x)) if rows is None else rows)
+        if not seen.size:
+            parts.append(pt.zeros((mu.shape[0], len(rows))))
+            continue
+        factor = chol
+        if seen.size < x.shape[1]:
+            part = chol[..., seen, :]
+            factor = pt.linalg.cholesky(part @ part.mT)
+        z = pt.linalg.solve_triangular(
+            factor, (xo[None, :, :] - mu[:, None, seen]).mT, lower=True
+        )  # (K, |o|, rows)
+        log_det = 2.0 * pt.sum(pt.log(pt.diagonal(factor, axis1=-2, axis2=-1)), axis=-1)
+        parts.append(-0.5 * (seen.size * LOG_2PI + log_det[..., None] + pt.sum(z**2, axis=1)))
+    if len(parts) == 1:
+        return parts[0]
+    return pt.concatenate(parts, axis=1)[:, np.argsort(np.concatenate(order))]
+
+
+def _holed_term(entries, holed):
+    """The log-likelihood of the known rows of MultivariateGaussian blocks that miss
+    values (``holed``, see :func:`_build`), each under its own class: the Gaussian of
+    its observed values (a diagonal block: every observed column's)."""
+    total = 0.0
+    for block, mu, spread in entries:
+        if id(block) not in holed:
+            continue
+        x, codes, weights = holed[id(block)]
+        if not len(x):
+            continue
+        if block.covariance in DIAGONAL_COVARIANCES:  # spread: the variances (K, d)
+            seen = ~np.isnan(x)
+            dev = np.where(seen, x, 0.0)[None, :, :] - mu[:, None, :]
+            term = -0.5 * (LOG_2PI + pt.log(spread))[:, None, :] - dev**2 / (
+                2.0 * spread[:, None, :]
+            )
+            scores = pt.sum(term * seen, axis=-1)
+        else:
+            scores = _observed_scores(mu, spread, x)
+        total = total + pt.sum(weights * scores[codes, np.arange(len(x))])
+    return total
 
 
 # -- points ---------------------------------------------------------------------------------

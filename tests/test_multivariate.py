@@ -168,7 +168,7 @@ def test_missing_values_raise_naming_the_column_where_no_em_fills_them_in():
     model = bnb.NaiveBayes(bnb.MultivariateGaussian())
     with pytest.raises(InputError, match="missing value in column 'waiting', row 7"):
         model.fit(X, (X["eruptions"] > 3).to_numpy())
-    with pytest.raises(InputError, match=r"only clustering \(model.cluster"):
+    with pytest.raises(InputError, match=r"only a mixture \(model.cluster"):
         model.density(X)
 
 

@@ -311,16 +311,53 @@ def test_a_classifier_is_fitted_as_a_mixture_with_every_label_known(estimate):
             assert fit.params["X_cov"].values[k, j, j] == pytest.approx(var, rel=1e-8)
 
 
-def test_the_pymc_model_and_dask_refuse_missing_values_by_name():
-    """Neither has current parameters to fill a missing value in from (and Dask's
-    merged pooled statistics have no exact form with one)."""
+def test_dask_refuses_missing_values_by_name():
+    """Dask's merged pooled statistics have no exact form with a missing value."""
     dd = pytest.importorskip("dask.dataframe")
     X = _holed(bnb.datasets.old_faithful(), 0.15, seed=9)
     model = bnb.NaiveBayes(bnb.MultivariateGaussian())
-    with pytest.raises(InputError, match="the PyMC model"):
-        model.to_pymc(X, n_components=2)
     with pytest.raises(InputError, match=r"missing value in column.* Dask refuse"):
         model.cluster(dd.from_pandas(X, npartitions=2), 2)
+
+
+# -- the PyMC model --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("covariance", COVARIANCES)
+def test_the_mixtures_pymc_model_scores_the_observed_values(covariance):
+    """The semi-supervised mixture's PyMC model on rows missing values (known and
+    unknown rows, one row missing everything): its log density is scipy's prior plus,
+    for every row, scipy's Gaussian of the row's observed values under its known
+    component, or the log of the weighted sum over the components."""
+    from scipy import special
+
+    from bayesnb.pymc_model import log_density
+    from tests.test_multivariate_posterior import _log_posterior_scipy
+    from tests.test_multivariate_pymc import LABELS, _data, _model, _params, _point, _prior_hyper
+
+    X, y = _data()
+    X.iloc[[1, 4, 7], 0] = np.nan
+    X.iloc[[2, 5, 9], 1] = np.nan
+    X.iloc[11, :] = np.nan
+    known = y.astype(object)
+    known[::3] = None
+    w, mu, cov = _point(covariance)
+    pm_model = _model(covariance).to_pymc(X, y=known, n_components=LABELS)
+    joint = np.log(w) + np.zeros((len(X), 2))
+    for i, row in enumerate(X.to_numpy()):
+        o = ~np.isnan(row)
+        if o.any():
+            for k in range(2):
+                joint[i, k] += stats.multivariate_normal(mu[k][o], cov[k][np.ix_(o, o)]).logpdf(
+                    row[o]
+                )
+    codes = np.array([LABELS.index(v) if v is not None else -1 for v in known])
+    rows = np.where(
+        codes >= 0, joint[np.arange(len(X)), np.maximum(codes, 0)], special.logsumexp(joint, 1)
+    )
+    expected = _log_posterior_scipy(covariance, _prior_hyper(covariance), mu, cov) + rows.sum()
+    got = log_density(pm_model, _params(w, mu, cov, label_dim="component"))
+    assert got == pytest.approx(expected, abs=1e-8)
 
 
 # -- the Gibbs sampler: data augmentation ---------------------------------------------------
@@ -346,12 +383,14 @@ def test_drawn_statistics_complete_each_row_from_its_conditional_gaussian():
 
 
 @pytest.mark.slow
-def test_gibbs_with_known_memberships_draws_the_exact_diagonal_posterior():
+@pytest.mark.parametrize("sampler", ["gibbs", "nuts"])
+def test_known_memberships_draw_the_exact_diagonal_posterior(sampler):
     """A diagonal covariance keeps the columns independent, so with every row's
     component known the posterior of each column's mean and variance is the
     Normal-Inverse-Gamma update of that column's observed values alone, written out
-    here; the Gibbs sampler's draws (the missing values drawn every sweep) must meet
-    its means within 4 Monte-Carlo standard errors."""
+    here. The Gibbs sampler (drawing the missing values every sweep) and NUTS (on the
+    PyMC model, which marginalizes them) must meet its means within 4 Monte-Carlo
+    standard errors."""
     from tests.test_mcmc import mcse_ok
 
     X = _holed(bnb.datasets.old_faithful(), 0.25, seed=10)
@@ -360,8 +399,16 @@ def test_gibbs_with_known_memberships_draws_the_exact_diagonal_posterior():
     psi = np.diag([0.6, 60.0])
     prior = bnb.NormalInverseWishart(mu=mu0, kappa=kappa, nu=nu, psi=psi)
     model = bnb.NaiveBayes(bnb.MultivariateGaussian(prior, covariance="diag"))
+    options = {"draws": 1500, "tune": 50} if sampler == "gibbs" else {"draws": 1000, "tune": 500}
     fit = model.cluster(
-        X, ["long", "short"], y=y, method="mcmc", draws=1500, chains=2, tune=50, random_state=2
+        X,
+        ["long", "short"],
+        y=y,
+        method="mcmc",
+        sampler=sampler,
+        chains=2,
+        random_state=2,
+        **options,
     )
     post = fit.trace["posterior"].ds
     alpha = (nu - 2 + 1.0) / 2.0  # d = 2 columns

@@ -76,10 +76,12 @@ class MultivariateGaussian(Family):
     (:meth:`count` with ``at``). The Gibbs sampler draws them instead, given each
     row's component and the current parameters (data augmentation). The training
     rows' mean and covariance, the default prior's centre and scale, are then their
-    maximum-likelihood estimates under one Gaussian, by the same EM. The classifier,
-    the PyMC model and Dask count statistics without current parameters, so they
-    refuse a missing value, naming its column; declare such columns
-    :class:`~bayesnb.Gaussian` (independent, which marginalizes them in every fit).
+    maximum-likelihood estimates under one Gaussian, by the same EM. The mixture's
+    PyMC model scores such a row by the Gaussian of its observed values. The
+    classifier and Dask count statistics without current parameters, so they refuse a
+    missing value, naming its column (a classifier's estimate is then the mixture
+    with every label known); declare such columns :class:`~bayesnb.Gaussian`
+    (independent, which marginalizes them in every fit).
 
     Examples
     --------
@@ -170,12 +172,12 @@ class MultivariateGaussian(Family):
 
     def _pooled_missing(self, x, missing, w) -> dict:
         """:meth:`pooled_stats` of rows ``x`` with missing values (``missing``) and
-        weights ``w``: the maximum-likelihood Gaussian, by EM from
-        every column's mean and variance over its values: each step fills the missing
-        values in (:func:`_expected_moments`) until no mean or covariance entry moves
-        by more than :data:`_POOLED_TOL` of its column's spread (at most
-        :data:`_POOLED_STEPS` steps; EM converges linearly, faster the fewer values
-        are missing)."""
+        weights ``w``: the maximum-likelihood Gaussian of the observed values. EM
+        starts from every column's mean and variance over its values, and each step
+        fills the missing values in (:func:`_expected_moments`), until no mean or
+        covariance entry moves by more than :data:`_POOLED_TOL` of its column's spread
+        (at most :data:`_POOLED_STEPS` steps; EM converges linearly, the faster the
+        fewer values are missing)."""
         seen = ~missing & (w[:, None] > 0)
         blind = np.flatnonzero(~seen.any(axis=0))
         if blind.size:
@@ -241,9 +243,9 @@ class MultivariateGaussian(Family):
                 raise InputError(
                     f"{self._what()} has a missing value in column {column!r}, row {i}. "
                     "A joint Gaussian's statistics fill a missing value in from the "
-                    "current parameters, which only clustering (model.cluster: its EM and "
-                    "its Gibbs sampler) has; the classifier, the PyMC model (NUTS) and "
-                    "Dask refuse it. For a classifier, cluster with every label known: "
+                    "current parameters, which only a mixture (model.cluster, by EM or "
+                    "MCMC, and to_pymc(X, n_components=...)) has; the classifier and Dask "
+                    "refuse it. For a classifier, cluster with every label known: "
                     "model.cluster(X, classes, y=y) gives the MAP (add method='mcmc' for "
                     "the posterior). Or drop or impute the row, or declare the columns "
                     "bnb.Gaussian() (independent, which marginalizes a missing value in "
