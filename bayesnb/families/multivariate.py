@@ -912,27 +912,29 @@ def _expected_moments(x, missing, r, mu, cov, diagonal: bool, rng=None) -> tuple
 
     With ``rng``, the statistics of one draw of the missing values instead (data
     augmentation): each class's rows of positive weight completed by a draw from
-    their conditional Gaussian, pattern by pattern and class by class, and no
+    their conditional Gaussian (class by class, pattern by pattern), and no
     conditional covariance added."""
     K, d = mu.shape
-    groups = [group for group in _missing_patterns(missing) if group[1].size]
     n = r.sum(axis=0)
+    groups = [  # every pattern's conditional Gaussians, all classes at once
+        (rows, gone, *_conditional(x[rows][:, seen], mu, cov, seen, gone))
+        for seen, gone, rows in _missing_patterns(missing)
+        if gone.size
+    ]
     mean = np.empty((K, d))
     scatter = np.empty((K, d) if diagonal else (K, d, d))
     for k in range(K):
         filled = np.array(x, order="F")
         extra = np.zeros((d, d))
-        for seen, gone, rows in groups:
-            if rng is not None:  # a row of weight 0 adds nothing: any finite value
-                filled[np.ix_(rows, gone)] = 0.0
-                rows = rows[r[rows, k] > 0]
-            guess, spread = _conditional(x[rows][:, seen], mu[k], cov[k], seen, gone)
-            if rng is not None:
-                z = rng.standard_normal(guess.shape)
-                filled[np.ix_(rows, gone)] = guess + z @ np.linalg.cholesky(spread).T
+        for rows, gone, guess, spread in groups:
+            if rng is None:
+                filled[np.ix_(rows, gone)] = guess[k]
+                extra[np.ix_(gone, gone)] += r[rows, k].sum() * spread[k]
                 continue
-            filled[np.ix_(rows, gone)] = guess
-            extra[np.ix_(gone, gone)] += r[rows, k].sum() * spread
+            keep = r[rows, k] > 0  # a row of weight 0 adds nothing: any finite value
+            filled[np.ix_(rows, gone)] = 0.0
+            z = rng.standard_normal((int(keep.sum()), gone.size))
+            filled[np.ix_(rows[keep], gone)] = guess[k][keep] + z @ np.linalg.cholesky(spread[k]).T
         _, mean_k, scatter_k = _moments(filled, r[:, k : k + 1], diagonal)
         mean[k] = mean_k[0]
         scatter[k] = scatter_k[0] + (np.diagonal(extra) if diagonal else extra)
@@ -961,18 +963,20 @@ def _missing_patterns(missing: np.ndarray) -> list[tuple]:
 
 
 def _conditional(observed, mu, cov, seen, gone) -> tuple:
-    """The Gaussian ``mu`` (d,), ``cov`` (d, d) of coordinates ``gone`` given rows of
-    coordinates ``seen`` (``observed``, (m, len(seen))): every row's conditional mean
-    :math:`\\mu_g + (x_s - \\mu_s)\\Sigma_{ss}^{-1}\\Sigma_{sg}` (m, len(gone)) and the
-    conditional covariance :math:`\\Sigma_{gg} - \\Sigma_{gs}\\Sigma_{ss}^{-1}
-    \\Sigma_{sg}`, which no row changes (one linear solve; nothing inverted)."""
-    across = cov[seen][:, gone]
+    """Every class's Gaussian ``mu`` (K, d), ``cov`` (K, d, d) of coordinates ``gone``
+    given rows of coordinates ``seen`` (``observed``, (m, len(seen))): every row's
+    conditional mean :math:`\\mu_g + (x_s - \\mu_s)\\Sigma_{ss}^{-1}\\Sigma_{sg}`
+    (K, m, len(gone)) and the conditional covariance :math:`\\Sigma_{gg} -
+    \\Sigma_{gs}\\Sigma_{ss}^{-1}\\Sigma_{sg}` (K, len(gone), len(gone)), which no row
+    changes (one batched linear solve; nothing inverted)."""
+    across = cov[:, seen][:, :, gone]  # (K, |s|, |g|)
+    within = cov[:, gone][:, :, gone]
     if not seen.size:
-        return np.broadcast_to(mu[gone], (len(observed), len(gone))), cov[gone][:, gone]
-    coef = np.linalg.solve(cov[seen][:, seen], across)
-    guess = mu[gone] + (observed - mu[seen]) @ coef
-    spread = cov[gone][:, gone] - across.T @ coef
-    return guess, (spread + spread.T) / 2.0
+        return np.broadcast_to(mu[:, None, gone], (len(mu), len(observed), len(gone))), within
+    coef = np.linalg.solve(cov[:, seen][:, :, seen], across)
+    guess = mu[:, None, gone] + (observed[None] - mu[:, None, seen]) @ coef
+    spread = within - np.swapaxes(across, 1, 2) @ coef
+    return guess, (spread + np.swapaxes(spread, 1, 2)) / 2.0
 
 
 #: :meth:`MultivariateGaussian._pooled_missing`'s EM stops when no parameter moves by
