@@ -572,18 +572,23 @@ def _free_term(log_class, tables, gaussians, joints, blocks, rows):
             read = read * value
         jll = jll + read.sum(axis=-1)
     for block, mu, var in gaussians:
-        x = block.observed_codes(data[id(block)])[mask]  # (rows, d), NaN where missing
-        seen = ~np.isnan(x)
-        x = np.where(seen, x, 0.0)
-        dev = x[None, :, :] - mu[:, None, :]
-        term = -0.5 * (LOG_2PI + pt.log(var))[:, None, :] - dev**2 / (2.0 * var[:, None, :])
-        if not seen.all():
-            term = term * seen
-        jll = jll + term.sum(axis=-1)
+        jll = jll + _independent_scores(mu, var, block.observed_codes(data[id(block)])[mask])
     for block, mu, chol in joints:
         jll = jll + _observed_scores(mu, chol, block.observed_codes(data[id(block)])[mask])
     row = pt.logsumexp(jll, axis=0)
     return pt.sum(row * weights) if np.any(weights != 1.0) else pt.sum(row)
+
+
+def _independent_scores(mu, var, x):
+    """(K, rows): every row's log density under every class's independent Gaussians
+    (means ``mu`` and variances ``var``, (K, d)), of its observed values ``x`` (NaN
+    where missing) alone."""
+    seen = ~np.isnan(x)
+    dev = np.where(seen, x, 0.0)[None, :, :] - mu[:, None, :]
+    term = -0.5 * (LOG_2PI + pt.log(var))[:, None, :] - dev**2 / (2.0 * var[:, None, :])
+    if not seen.all():
+        term = term * seen
+    return term.sum(axis=-1)
 
 
 def _observed_scores(mu, chol, x):
@@ -629,12 +634,7 @@ def _holed_term(entries, holed):
         if not len(x):
             continue
         if block.covariance in DIAGONAL_COVARIANCES:  # spread: the variances (K, d)
-            seen = ~np.isnan(x)
-            dev = np.where(seen, x, 0.0)[None, :, :] - mu[:, None, :]
-            term = -0.5 * (LOG_2PI + pt.log(spread))[:, None, :] - dev**2 / (
-                2.0 * spread[:, None, :]
-            )
-            scores = pt.sum(term * seen, axis=-1)
+            scores = _independent_scores(mu, spread, x)
         else:
             scores = _observed_scores(mu, spread, x)
         total = total + pt.sum(weights * scores[codes, np.arange(len(x))])
