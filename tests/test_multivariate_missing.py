@@ -428,3 +428,23 @@ def test_known_memberships_draw_the_exact_diagonal_posterior(sampler):
             var_draws = post["X_cov"].sel(component=label).values[..., j, j]
             assert mcse_ok(mu_draws, mu_n), (label, column)
             assert mcse_ok(var_draws, beta_n / (alpha_n - 1.0)), (label, column)
+
+
+@pytest.mark.parametrize("d", [3, 62, 63, 70])
+def test_missing_patterns_partition_the_rows(d):
+    """Rows grouped by the columns they miss, by integer keys up to 62 columns and by
+    packed bytes beyond: every row in exactly one group, each group's rows missing
+    exactly its columns, and one group per distinct pattern."""
+    from bayesnb.families.multivariate import _missing_patterns
+
+    rng = np.random.default_rng(d)
+    base = rng.random((5, d)) < 0.3
+    missing = base[rng.integers(0, 5, 200)]
+    groups = _missing_patterns(missing)
+    rows = np.concatenate([g[2] for g in groups])
+    np.testing.assert_array_equal(np.sort(rows), np.arange(200))
+    assert len(groups) == len(np.unique(missing, axis=0))
+    for seen, gone, members in groups:
+        np.testing.assert_array_equal(np.sort(np.concatenate([seen, gone])), np.arange(d))
+        assert np.all(missing[np.ix_(members, gone)]) and not np.any(missing[np.ix_(members, seen)])
+        assert np.all(np.diff(members) > 0)
