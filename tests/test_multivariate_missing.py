@@ -168,8 +168,9 @@ def test_a_column_with_no_observed_value_is_named():
 @pytest.mark.parametrize("covariance", ["diag", "spherical"])
 def test_one_diagonal_component_by_ml_is_every_columns_observed_moments(covariance):
     """A diagonal Gaussian's columns are independent, so its maximum-likelihood mean
-    and variance per column are those of the column's observed values alone (and for
-    one shared variance, the mean of their per-column sums of squares)."""
+    and variance per column are those of the column's observed values alone (and one
+    shared variance is every observed value's squared deviation from its column's
+    mean, averaged over all observed values)."""
     X = _holed(_three(80), 0.3, seed=5)
     fit = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance)).cluster(
         X, 1, estimate="ml", tol=1e-13, max_iter=5000
