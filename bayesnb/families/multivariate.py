@@ -532,12 +532,28 @@ class MultivariateGaussian(Family):
         missing = np.isnan(enc)
         if not missing.any():
             return self._scores(enc, params)
-        out = np.zeros((len(enc), len(params["mu"])))
-        for seen, _, rows in _missing_patterns(missing):  # the rows missing the same columns
-            if seen.size:
-                x = np.asfortranarray(enc[np.ix_(rows, seen)])
-                out[rows] = self._scores(x, _observed(params, seen))
-        return out
+        if "df" in params and np.ndim(params["df"]) == 2:  # independent columns' t
+            return self._scores(enc, params)  # (a missing value adds 0)
+        mu = np.ascontiguousarray(params["mu"], dtype=float)
+        matrix = np.ascontiguousarray(params["scale" if "df" in params else "cov"], dtype=float)
+        layout = _pattern_layout(missing)
+        quad, log_det = np.empty((len(enc), len(mu))), np.empty((len(enc), len(mu)))
+        _check_factored(
+            missing_mvn_scores(np.ascontiguousarray(enc), *layout[:4], mu, matrix, quad, log_det)
+        )
+        seen = (~missing).sum(axis=1)[:, None]
+        if "df" not in params:
+            return -0.5 * (seen * LOG_2PI + log_det + quad)
+        from bayesnb._lazy import special
+
+        df = np.asarray(params["df"], dtype=float)[None, :]
+        const = (
+            special.gammaln((df + seen) / 2.0)
+            - special.gammaln(df / 2.0)
+            - 0.5 * seen * np.log(df * np.pi)
+            - 0.5 * log_det
+        )
+        return const - 0.5 * (df + seen) * np.log1p(quad / df)
 
     def _scores(self, x, params) -> np.ndarray:
         """:meth:`log_likelihood` of rows ``x`` with no value missing, ``params`` in
@@ -871,20 +887,6 @@ class MultivariateGaussian(Family):
         }
 
 
-def _observed(params: dict, seen: np.ndarray) -> dict:
-    """``params`` of the columns ``seen`` alone: the marginal of a Gaussian (or a
-    Student-t) over some of its coordinates keeps their means and the block of their
-    covariance (or scale) matrix, and its degrees of freedom."""
-    out = {}
-    for key, value in params.items():
-        value = np.asarray(value, dtype=float)
-        if value.ndim == 3:
-            out[key] = value[:, seen][:, :, seen]
-        else:  # a mean (K, d), or degrees of freedom (K, d) per column or (K,)
-            out[key] = value[:, seen] if value.ndim == 2 else value
-    return out
-
-
 def _moments(x, r, diagonal: bool) -> tuple:
     """Every class's weight (K,), mean (K, d) and scatter about it (K, d, d), or the
     scatter's diagonal (K, d) when ``diagonal``, of complete rows ``x`` (n, d) under
@@ -906,77 +908,80 @@ def _expected_moments(x, missing, r, mu, cov, diagonal: bool, rng=None) -> tuple
     """:func:`_moments` of rows ``x`` (n, d) with missing values (``missing``, NaN in
     ``x``), their expectations under every class's Gaussian ``mu`` (K, d), ``cov``
     (K, d, d) (in ``x``'s units): each class's rows completed by the conditional means
-    of their missing values (:func:`_conditional`), and the conditional covariances,
-    weighted, added to the scatter. The rows missing the same columns share one
-    factorization per class.
+    of their missing values, and the conditional covariances, weighted, added to the
+    scatter (:func:`missing_mvn_moments`; the rows missing the same columns share one
+    factorization per class).
 
     With ``rng``, the statistics of one draw of the missing values instead (data
-    augmentation): each class's rows of positive weight completed by a draw from
-    their conditional Gaussian (class by class, pattern by pattern), and no
-    conditional covariance added."""
+    augmentation): each class's rows completed by a draw from their conditional
+    Gaussian (standard normals drawn class by class, one per entry of the data), and
+    no conditional covariance added."""
     K, d = mu.shape
+    layout = _pattern_layout(missing)
+    x, mu = np.ascontiguousarray(x), np.ascontiguousarray(mu, dtype=float)
     n = r.sum(axis=0)
-    groups = [  # every pattern's conditional Gaussians, all classes at once
-        (rows, gone, *_conditional(x[rows][:, seen], mu, cov, seen, gone))
-        for seen, gone, rows in _missing_patterns(missing)
-        if gone.size
-    ]
-    mean = np.empty((K, d))
-    scatter = np.empty((K, d) if diagonal else (K, d, d))
+    mean = np.zeros((K, d))
+    full = np.zeros((K, d, d))
+    noise = np.empty((0, d))
     for k in range(K):
-        filled = np.array(x, order="F")
-        extra = np.zeros((d, d))
-        for rows, gone, guess, spread in groups:
-            if rng is None:
-                filled[np.ix_(rows, gone)] = guess[k]
-                extra[np.ix_(gone, gone)] += r[rows, k].sum() * spread[k]
-                continue
-            keep = r[rows, k] > 0  # a row of weight 0 adds nothing: any finite value
-            filled[np.ix_(rows, gone)] = 0.0
-            z = rng.standard_normal((int(keep.sum()), gone.size))
-            filled[np.ix_(rows[keep], gone)] = guess[k][keep] + z @ np.linalg.cholesky(spread[k]).T
-        _, mean_k, scatter_k = _moments(filled, r[:, k : k + 1], diagonal)
-        mean[k] = mean_k[0]
-        scatter[k] = scatter_k[0] + (np.diagonal(extra) if diagonal else extra)
-    return n, mean, scatter
+        if rng is not None:
+            noise = rng.standard_normal(x.shape)
+        _check_factored(
+            missing_mvn_moments(
+                x,
+                *layout,
+                np.ascontiguousarray(r[:, k]),
+                mu[k],
+                np.ascontiguousarray(cov[k]),
+                noise,
+                rng is not None,
+                diagonal,
+                mean[k],
+                full[k],
+            )
+        )
+    return n, mean, np.diagonal(full, axis1=1, axis2=2).copy() if diagonal else full
 
 
-def _missing_patterns(missing: np.ndarray) -> list[tuple]:
-    """The rows of ``missing`` (n, d) grouped by the columns they miss: ``(seen,
-    gone, rows)`` per pattern, the observed and missing columns and the rows, in
-    increasing order. A pattern is a row's bits as one integer when they fit in 62
-    bits (sorting integers is fast), else its packed bytes."""
+def _check_factored(pattern: int) -> None:
+    """Raise numpy's error for a covariance without a Cholesky factor where a compiled
+    loop below met one (``pattern`` >= 0), as ``numpy.linalg.cholesky`` would."""
+    if pattern >= 0:
+        raise np.linalg.LinAlgError("Matrix is not positive definite")
+
+
+def _pattern_layout(missing: np.ndarray) -> tuple:
+    """The rows of ``missing`` (n, d) grouped by the columns they miss, as the compiled
+    loops read them: the rows in pattern order (increasing within a pattern), every
+    pattern's first position in that order (and the end), its observed and its
+    missing columns (P, d; each in increasing order, then padding) and their numbers.
+    A pattern is a row's bits as one integer when they fit in 62 bits (sorting
+    integers is fast), else its packed bytes."""
     d = missing.shape[1]
     if d <= 62:
         key = missing.astype(np.int64) @ (np.int64(1) << np.arange(d, dtype=np.int64))
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     else:
         packed = np.ascontiguousarray(np.packbits(missing, axis=1))
         key = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.cumsum(np.bincount(inverse, minlength=len(first)))[:-1]
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable").astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(np.bincount(inverse, minlength=len(first)))])
+    pattern = missing[first]
+    seen = np.argsort(pattern, axis=1, kind="stable").astype(np.int64)  # observed first
+    gone = np.argsort(~pattern, axis=1, kind="stable").astype(np.int64)  # missing first
+    n_gone = pattern.sum(axis=1).astype(np.int64)
+    return order, starts.astype(np.int64), seen, d - n_gone, gone, n_gone
+
+
+def _missing_patterns(missing: np.ndarray) -> list[tuple]:
+    """:func:`_pattern_layout` as a list: ``(seen, gone, rows)`` per pattern, the
+    observed and missing columns and the rows, each in increasing order."""
+    order, starts, seen, n_seen, gone, n_gone = _pattern_layout(missing)
     return [
-        (np.flatnonzero(~missing[i]), np.flatnonzero(missing[i]), rows)
-        for i, rows in zip(first, np.split(order, bounds), strict=True)
+        (seen[p, : n_seen[p]], gone[p, : n_gone[p]], order[starts[p] : starts[p + 1]])
+        for p in range(len(n_seen))
     ]
-
-
-def _conditional(observed, mu, cov, seen, gone) -> tuple:
-    """Every class's Gaussian ``mu`` (K, d), ``cov`` (K, d, d) of coordinates ``gone``
-    given rows of coordinates ``seen`` (``observed``, (m, len(seen))): every row's
-    conditional mean :math:`\\mu_g + (x_s - \\mu_s)\\Sigma_{ss}^{-1}\\Sigma_{sg}`
-    (K, m, len(gone)) and the conditional covariance :math:`\\Sigma_{gg} -
-    \\Sigma_{gs}\\Sigma_{ss}^{-1}\\Sigma_{sg}` (K, len(gone), len(gone)), which no row
-    changes (one batched linear solve; nothing inverted)."""
-    across = cov[:, seen][:, :, gone]  # (K, |s|, |g|)
-    within = cov[:, gone][:, :, gone]
-    if not seen.size:
-        return np.broadcast_to(mu[:, None, gone], (len(mu), len(observed), len(gone))), within
-    coef = np.linalg.solve(cov[:, seen][:, :, seen], across)
-    guess = mu[:, None, gone] + (observed[None] - mu[:, None, seen]) @ coef
-    spread = within - np.swapaxes(across, 1, 2) @ coef
-    return guess, (spread + np.swapaxes(spread, 1, 2)) / 2.0
 
 
 #: :meth:`MultivariateGaussian._pooled_missing`'s EM stops when no parameter moves by
@@ -1091,6 +1096,165 @@ def mvn_moments(x, resp, sums, cross):
                     for r in range(m):
                         acc += wx[r] * other[r]
                     cross[k, j, lo] += acc
+
+
+@_compiled._inline
+def _factor(cov, idx, m, out):
+    """The Cholesky factor of ``cov[idx[:m]][:, idx[:m]]`` into ``out[:m, :m]``
+    (lower); False when that block is not positive definite."""
+    for a in range(m):
+        for b in range(a + 1):
+            v = cov[idx[a], idx[b]]
+            for c in range(b):
+                v -= out[a, c] * out[b, c]
+            if a == b:
+                if not v > 0.0:
+                    return False
+                out[a, a] = np.sqrt(v)
+            else:
+                out[a, b] = v / out[b, b]
+    return True
+
+
+@_compiled._reassociated
+def missing_mvn_scores(x, order, starts, seen, n_seen, mu, cov, quad, log_det):
+    """Every row's squared Mahalanobis distance ``quad[i, k]`` from every class's mean
+    ``mu[k]`` and ``log_det[i, k]`` (:math:`\\log|\\Sigma_{k,oo}|`), over its observed
+    columns o alone: the rows of a pattern (``order[starts[p]:starts[p + 1]]``, their
+    observed columns ``seen[p, :n_seen[p]]``) share the Cholesky factor of their
+    block of ``cov[k]``, and each takes one forward substitution. A row missing every
+    value gets 0 and 0. Returns -1, or the first pattern whose block has no factor."""
+    K, d = mu.shape
+    chol = np.empty((d, d))
+    z = np.empty(d)
+    for p in range(len(starts) - 1):
+        m = n_seen[p]
+        idx = seen[p]
+        for k in range(K):
+            det = 0.0
+            if m > 0:
+                if not _factor(cov[k], idx, m, chol):
+                    return p
+                for a in range(m):
+                    det += 2.0 * np.log(chol[a, a])
+            for t in range(starts[p], starts[p + 1]):
+                i = order[t]
+                q = 0.0
+                for a in range(m):
+                    v = x[i, idx[a]] - mu[k, idx[a]]
+                    for b in range(a):
+                        v -= chol[a, b] * z[b]
+                    v /= chol[a, a]
+                    z[a] = v
+                    q += v * v
+                quad[i, k] = q
+                log_det[i, k] = det
+    return -1
+
+
+@_compiled._reassociated
+def missing_mvn_moments(
+    x, order, starts, seen, n_seen, gone, n_gone, r, mu, cov, noise, draw, diagonal, mean, scatter
+):
+    """One class's weighted mean and scatter (``scatter``: d x d, or its diagonal for
+    ``diagonal``) of rows ``x`` (n, d) with missing values, completed under the class's
+    Gaussian ``mu``, ``cov``: every missing coordinate g of a row by its conditional
+    mean :math:`\\mu_g + \\sum_s (x_s - \\mu_s) B_{sg}`, :math:`B = \\Sigma_{ss}^{-1}
+    \\Sigma_{sg}` (two triangular solves with the factor of :math:`\\Sigma_{ss}`), and
+    the conditional covariance :math:`\\Sigma_{gg} - \\Sigma_{gs} B` times the row's
+    weight ``r[i]`` added to the scatter; with ``draw``, the conditional mean plus the
+    conditional covariance's factor times the row's ``noise`` instead, and nothing
+    added. Two passes over the rows (pattern by pattern, as :func:`missing_mvn_scores`
+    reads them): the mean, then the deviations from it. Rows of weight 0 are skipped.
+    Returns -1, or the first pattern whose covariance block has no factor."""
+    d = x.shape[1]
+    chol = np.empty((d, d))
+    coef = np.empty((d, d))
+    spread = np.empty((d, d))
+    row = np.empty(d)
+    total = 0.0
+    for stage in range(2):
+        for p in range(len(starts) - 1):
+            m, g = n_seen[p], n_gone[p]
+            s_idx, g_idx = seen[p], gone[p]
+            if g > 0:
+                if m > 0:
+                    if not _factor(cov, s_idx, m, chol):
+                        return p
+                    for c in range(g):  # B[:, c]: L y = S_sg[:, c], then L' b = y
+                        for a in range(m):
+                            v = cov[s_idx[a], g_idx[c]]
+                            for b in range(a):
+                                v -= chol[a, b] * coef[b, c]
+                            coef[a, c] = v / chol[a, a]
+                        for a in range(m - 1, -1, -1):
+                            v = coef[a, c]
+                            for b in range(a + 1, m):
+                                v -= chol[b, a] * coef[b, c]
+                            coef[a, c] = v / chol[a, a]
+                for c in range(g):
+                    for e in range(c + 1):
+                        v = cov[g_idx[c], g_idx[e]]
+                        for a in range(m):
+                            v -= 0.5 * (cov[g_idx[c], s_idx[a]] * coef[a, e])
+                            v -= 0.5 * (cov[g_idx[e], s_idx[a]] * coef[a, c])
+                        spread[c, e] = v
+                        spread[e, c] = v
+                if draw:  # the draws' factor, in place of the covariance
+                    for c in range(g):
+                        for e in range(c + 1):
+                            v = spread[c, e]
+                            for f in range(e):
+                                v -= spread[c, f] * spread[e, f]
+                            if c == e:
+                                if not v > 0.0:
+                                    return p
+                                spread[c, c] = np.sqrt(v)
+                            else:
+                                spread[c, e] = v / spread[e, e]
+            weight = 0.0
+            for t in range(starts[p], starts[p + 1]):
+                i = order[t]
+                w = r[i]
+                if w == 0.0:
+                    continue
+                weight += w
+                for j in range(d):
+                    row[j] = x[i, j]
+                for c in range(g):
+                    v = mu[g_idx[c]]
+                    for a in range(m):
+                        v += (x[i, s_idx[a]] - mu[s_idx[a]]) * coef[a, c]
+                    if draw:
+                        for e in range(c + 1):
+                            v += spread[c, e] * noise[i, g_idx[e]]
+                    row[g_idx[c]] = v
+                if stage == 0:
+                    for j in range(d):
+                        mean[j] += w * row[j]
+                else:
+                    for j in range(d):
+                        row[j] -= mean[j]
+                    if diagonal:
+                        for j in range(d):
+                            scatter[j, j] += w * row[j] * row[j]
+                    else:
+                        for j in range(d):
+                            for lo in range(j + 1):
+                                scatter[j, lo] += w * row[j] * row[lo]
+            if stage == 0:
+                total += weight
+                if g > 0 and not draw and weight > 0.0:
+                    for c in range(g):
+                        for e in range(g):
+                            scatter[g_idx[c], g_idx[e]] += weight * spread[c, e]
+        if stage == 0:
+            for j in range(d):
+                mean[j] = mean[j] / total if total > 0.0 else 0.0
+    for j in range(d):  # the upper triangle from the lower
+        for lo in range(j):
+            scatter[lo, j] = scatter[j, lo]
+    return -1
 
 
 #: Under ML, a component whose spread in some direction is below this fraction of the
