@@ -449,3 +449,15 @@ def test_missing_patterns_partition_the_rows(d):
         np.testing.assert_array_equal(np.sort(np.concatenate([seen, gone])), np.arange(d))
         assert np.all(missing[np.ix_(members, gone)]) and not np.any(missing[np.ix_(members, seen)])
         assert np.all(np.diff(members) > 0)
+
+
+def test_a_covariance_without_a_factor_is_numpys_error():
+    """The compiled loops meet a block of the covariance that is not positive definite
+    and raise as numpy.linalg.cholesky does, rather than filling or scoring with it."""
+    X = pd.DataFrame({"p": [1.0, 3.0, np.nan], "q": [2.0, np.nan, -1.0]})
+    block = _bound(X)
+    bad = {"mu": np.array([[1.0, 2.0]]), "cov": np.array([[[-1.0, 0.0], [0.0, 1.0]]])}
+    with pytest.raises(np.linalg.LinAlgError):
+        block.count(block.encode(X), np.ones((3, 1)), at=bad)
+    with pytest.raises(np.linalg.LinAlgError):
+        block.log_likelihood(block.encode(X), bad)
