@@ -1171,6 +1171,8 @@ def missing_mvn_moments(
     chol = np.empty((d, d))
     coef = np.empty((d, d))
     spread = np.empty((d, d))
+    shape = np.empty((d, d))  # the conditional covariance's factor, for draws
+    every = np.arange(d)
     row = np.empty(d)
     total = 0.0
     for stage in range(2):
@@ -1200,18 +1202,8 @@ def missing_mvn_moments(
                             v -= 0.5 * (cov[g_idx[e], s_idx[a]] * coef[a, c])
                         spread[c, e] = v
                         spread[e, c] = v
-                if draw:  # the draws' factor, in place of the covariance
-                    for c in range(g):
-                        for e in range(c + 1):
-                            v = spread[c, e]
-                            for f in range(e):
-                                v -= spread[c, f] * spread[e, f]
-                            if c == e:
-                                if not v > 0.0:
-                                    return p
-                                spread[c, c] = np.sqrt(v)
-                            else:
-                                spread[c, e] = v / spread[e, e]
+                if draw and not _factor(spread, every, g, shape):  # the draws' factor
+                    return p
             weight = 0.0
             for t in range(starts[p], starts[p + 1]):
                 i = order[t]
@@ -1227,7 +1219,7 @@ def missing_mvn_moments(
                         v += (x[i, s_idx[a]] - mu[s_idx[a]]) * coef[a, c]
                     if draw:
                         for e in range(c + 1):
-                            v += spread[c, e] * noise[i, g_idx[e]]
+                            v += shape[c, e] * noise[i, g_idx[e]]
                     row[g_idx[c]] = v
                 if stage == 0:
                     for j in range(d):
