@@ -544,16 +544,8 @@ class MultivariateGaussian(Family):
         seen = (~missing).sum(axis=1)[:, None]
         if "df" not in params:
             return -0.5 * (seen * LOG_2PI + log_det + quad)
-        from bayesnb._lazy import special
 
-        df = np.asarray(params["df"], dtype=float)[None, :]
-        const = (
-            special.gammaln((df + seen) / 2.0)
-            - special.gammaln(df / 2.0)
-            - 0.5 * seen * np.log(df * np.pi)
-            - 0.5 * log_det
-        )
-        return const - 0.5 * (df + seen) * np.log1p(quad / df)
+        return _student_t_density(np.asarray(params["df"], dtype=float), seen, log_det, quad)
 
     def _scores(self, x, params) -> np.ndarray:
         """:meth:`log_likelihood` of rows ``x`` with no value missing, ``params`` in
@@ -578,11 +570,9 @@ class MultivariateGaussian(Family):
         return out
 
     def _student_t(self, x, df, mu, scale) -> np.ndarray:
-        r"""(n, K): the predictive Student-t log densities (:meth:`predictive`): per
-        column for ``df`` (K, d), else the multivariate one, :math:`\log\Gamma(\frac{
-        \nu + d}2) - \log\Gamma(\frac\nu2) - \frac d2\log\nu\pi - \frac12\log|S|
-        - \frac{\nu + d}2\log(1 + \|L^{-1}(x - \mu)\|^2/\nu)` with :math:`S = LL^\top`."""
-        from bayesnb._lazy import special
+        """(n, K): the predictive Student-t log densities (:meth:`predictive`): per
+        column for ``df`` (K, d), else the multivariate one (:func:`_student_t_density`)
+        of the squared distance :math:`\\|L^{-1}(x - \\mu)\\|^2` with :math:`S = LL^\\top`."""
 
         scale = np.asarray(scale, float)
         if df.ndim == 2:
@@ -592,13 +582,7 @@ class MultivariateGaussian(Family):
         out = np.empty((len(x), K))  # -|L^-1 (x - mu)|^2 / 2
         mvn_scores(x, np.ascontiguousarray(mu), chol, np.zeros(K), out)
         log_det = 2.0 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)), axis=1)
-        const = (
-            special.gammaln((df + d) / 2.0)
-            - special.gammaln(df / 2.0)
-            - 0.5 * d * np.log(df * np.pi)
-            - 0.5 * log_det
-        )
-        return const - 0.5 * (df + d) * np.log1p(-2.0 * out / df)
+        return _student_t_density(df, d, log_det, -2.0 * out)
 
     def log_prior(self, params, shift: float = 0.0) -> float:
         """Log density of the prior at ``params`` (the density whose mode "map" is)."""
@@ -887,6 +871,23 @@ class MultivariateGaussian(Family):
         }
 
 
+def _student_t_density(df, d, log_det, quad):
+    r"""The multivariate Student-t log density, :math:`\log\Gamma(\frac{\nu + d}2) -
+    \log\Gamma(\frac\nu2) - \frac d2\log\nu\pi - \frac12\log|S| - \frac{\nu +
+    d}2\log(1 + q/\nu)`, from every class's degrees of freedom ``df`` (K,), the
+    dimension ``d`` (a number, or one per row (n, 1)), ``log_det`` of the scale and the
+    squared distances ``quad`` (n, K)."""
+    from bayesnb._lazy import special
+
+    const = (
+        special.gammaln((df + d) / 2.0)
+        - special.gammaln(df / 2.0)
+        - 0.5 * d * np.log(df * np.pi)
+        - 0.5 * log_det
+    )
+    return const - 0.5 * (df + d) * np.log1p(quad / df)
+
+
 def _moments(x, r, diagonal: bool) -> tuple:
     """Every class's weight (K,), mean (K, d) and scatter about it (K, d, d), or the
     scatter's diagonal (K, d) when ``diagonal``, of complete rows ``x`` (n, d) under
@@ -1164,9 +1165,10 @@ def missing_mvn_moments(
     the conditional covariance :math:`\\Sigma_{gg} - \\Sigma_{gs} B` times the row's
     weight ``r[i]`` added to the scatter; with ``draw``, the conditional mean plus the
     conditional covariance's factor times the row's ``noise`` instead, and nothing
-    added. Two passes over the rows (pattern by pattern, as :func:`missing_mvn_scores`
-    reads them): the mean, then the deviations from it. Rows of weight 0 are skipped.
-    Returns -1, or the first pattern whose covariance block has no factor."""
+    added. One pass over the rows (pattern by pattern, as :func:`missing_mvn_scores`
+    reads them), the mean and the deviations from it updated row by row (West's
+    weighted update, which loses no digits to an offset). Rows of weight 0 are
+    skipped. Returns -1, or the first pattern whose covariance block has no factor."""
     d = x.shape[1]
     chol = np.empty((d, d))
     coef = np.empty((d, d))
@@ -1175,74 +1177,69 @@ def missing_mvn_moments(
     every = np.arange(d)
     row = np.empty(d)
     total = 0.0
-    for stage in range(2):
-        for p in range(len(starts) - 1):
-            m, g = n_seen[p], n_gone[p]
-            s_idx, g_idx = seen[p], gone[p]
-            if g > 0:
-                if m > 0:
-                    if not _factor(cov, s_idx, m, chol):
-                        return p
-                    for c in range(g):  # B[:, c]: L y = S_sg[:, c], then L' b = y
-                        for a in range(m):
-                            v = cov[s_idx[a], g_idx[c]]
-                            for b in range(a):
-                                v -= chol[a, b] * coef[b, c]
-                            coef[a, c] = v / chol[a, a]
-                        for a in range(m - 1, -1, -1):
-                            v = coef[a, c]
-                            for b in range(a + 1, m):
-                                v -= chol[b, a] * coef[b, c]
-                            coef[a, c] = v / chol[a, a]
-                for c in range(g):
-                    for e in range(c + 1):
-                        v = cov[g_idx[c], g_idx[e]]
-                        for a in range(m):
-                            v -= 0.5 * (cov[g_idx[c], s_idx[a]] * coef[a, e])
-                            v -= 0.5 * (cov[g_idx[e], s_idx[a]] * coef[a, c])
-                        spread[c, e] = v
-                        spread[e, c] = v
-                if draw and not _factor(spread, every, g, shape):  # the draws' factor
+    for p in range(len(starts) - 1):
+        m, g = n_seen[p], n_gone[p]
+        s_idx, g_idx = seen[p], gone[p]
+        if g > 0:
+            if m > 0:
+                if not _factor(cov, s_idx, m, chol):
                     return p
-            weight = 0.0
-            for t in range(starts[p], starts[p + 1]):
-                i = order[t]
-                w = r[i]
-                if w == 0.0:
-                    continue
-                weight += w
-                for j in range(d):
-                    row[j] = x[i, j]
-                for c in range(g):
-                    v = mu[g_idx[c]]
+                for c in range(g):  # B[:, c]: L y = S_sg[:, c], then L' b = y
                     for a in range(m):
-                        v += (x[i, s_idx[a]] - mu[s_idx[a]]) * coef[a, c]
-                    if draw:
-                        for e in range(c + 1):
-                            v += shape[c, e] * noise[i, g_idx[e]]
-                    row[g_idx[c]] = v
-                if stage == 0:
-                    for j in range(d):
-                        mean[j] += w * row[j]
-                else:
-                    for j in range(d):
-                        row[j] -= mean[j]
-                    if diagonal:
-                        for j in range(d):
-                            scatter[j, j] += w * row[j] * row[j]
-                    else:
-                        for j in range(d):
-                            for lo in range(j + 1):
-                                scatter[j, lo] += w * row[j] * row[lo]
-            if stage == 0:
-                total += weight
-                if g > 0 and not draw and weight > 0.0:
-                    for c in range(g):
-                        for e in range(g):
-                            scatter[g_idx[c], g_idx[e]] += weight * spread[c, e]
-        if stage == 0:
+                        v = cov[s_idx[a], g_idx[c]]
+                        for b in range(a):
+                            v -= chol[a, b] * coef[b, c]
+                        coef[a, c] = v / chol[a, a]
+                    for a in range(m - 1, -1, -1):
+                        v = coef[a, c]
+                        for b in range(a + 1, m):
+                            v -= chol[b, a] * coef[b, c]
+                        coef[a, c] = v / chol[a, a]
+            for c in range(g):
+                for e in range(c + 1):
+                    v = cov[g_idx[c], g_idx[e]]
+                    for a in range(m):
+                        v -= 0.5 * (cov[g_idx[c], s_idx[a]] * coef[a, e])
+                        v -= 0.5 * (cov[g_idx[e], s_idx[a]] * coef[a, c])
+                    spread[c, e] = v
+                    spread[e, c] = v
+            if draw and not _factor(spread, every, g, shape):  # the draws' factor
+                return p
+        weight = 0.0
+        for t in range(starts[p], starts[p + 1]):
+            i = order[t]
+            w = r[i]
+            if w == 0.0:
+                continue
             for j in range(d):
-                mean[j] = mean[j] / total if total > 0.0 else 0.0
+                row[j] = x[i, j]
+            for c in range(g):
+                v = mu[g_idx[c]]
+                for a in range(m):
+                    v += (x[i, s_idx[a]] - mu[s_idx[a]]) * coef[a, c]
+                if draw:
+                    for e in range(c + 1):
+                        v += shape[c, e] * noise[i, g_idx[e]]
+                row[g_idx[c]] = v
+            # the running weighted mean and scatter: S += w (1 - w / W) dd', d = x - mean
+            weight += w
+            total += w
+            step = w / total
+            keep = w * (1.0 - step)
+            for j in range(d):
+                row[j] -= mean[j]
+                mean[j] += step * row[j]
+            if diagonal:
+                for j in range(d):
+                    scatter[j, j] += keep * row[j] * row[j]
+            else:
+                for j in range(d):
+                    for lo in range(j + 1):
+                        scatter[j, lo] += keep * row[j] * row[lo]
+        if g > 0 and not draw and weight > 0.0:
+            for c in range(g):
+                for e in range(g):
+                    scatter[g_idx[c], g_idx[e]] += weight * spread[c, e]
     for j in range(d):  # the upper triangle from the lower
         for lo in range(j):
             scatter[lo, j] = scatter[j, lo]
