@@ -57,10 +57,14 @@ def test_the_seeds_statements(sprinkler_joint):
     assert bn.is_independent(table, "X5", ["X1", "X2"], "X4")
     assert bn.is_independent(table, ["X1", "X2"], "X5", "X4")
     assert not bn.is_independent(table, "X2", "X3", ["X1", "X4"])  # the collider opened
-    # the exercise: independence iff P(A | B) = P(A)
+    # the exercise: independence iff P(A | B) = P(A); X2 and X5 are dependent, and
+    # X5 given X4 does not depend on X1: P(X5 | X1, X4) = P(X5 | X4)
     pa = bn.marginal(table, "X2")
     pab = bn.conditional(table, "X2", "X5")
     assert not np.allclose((pab - pa).values, 0.0)
+    given_x4 = bn.conditional(table, "X5", "X4")
+    given_both = bn.conditional(table, "X5", ["X1", "X4"])
+    np.testing.assert_allclose((given_both - given_x4).values, 0.0, atol=1e-12)
 
 
 def test_markovian_parents_of_the_sprinkler(sprinkler_joint):
@@ -82,6 +86,46 @@ def test_the_collider_gpa_admission_personality():
     assert bn.d_separated(graph, "GPA", "Personality")
     assert bn.is_independent(table, "GPA", "Personality")
     assert not bn.is_independent(table, "GPA", "Personality", "Admission")
+
+
+def test_smoking_and_lung_cancer_share_a_cause():
+    """Seed 004: Gene -> Smoking and Gene -> Cancer. Smoking and cancer are dependent,
+    P(S, C) = 0.7 * 0.2 * 0.1 + 0.3 * 0.7 * 0.5 = 0.119 against P(S) P(C) = 0.35 *
+    0.22 = 0.077, and independent given the gene. Without the gene, S -> C and C -> S
+    cannot be told apart (equivalent); the fork is equivalent to the chain through
+    the gene but not to the collider S -> Gene <- C."""
+    nx = pytest.importorskip("networkx")
+    import xarray as xr
+
+    graph = nx.DiGraph([("Gene", "Smoking"), ("Gene", "Cancer")])
+    binary = [0, 1]
+    cpts = {
+        "Gene": xr.DataArray([0.7, 0.3], dims="Gene", coords={"Gene": binary}),
+        "Smoking": xr.DataArray(
+            [[0.8, 0.2], [0.3, 0.7]],
+            dims=("Gene", "Smoking"),
+            coords={"Gene": binary, "Smoking": binary},
+        ),
+        "Cancer": xr.DataArray(
+            [[0.9, 0.1], [0.5, 0.5]],
+            dims=("Gene", "Cancer"),
+            coords={"Gene": binary, "Cancer": binary},
+        ),
+    }
+    table = bn.joint_table(graph, cpts)
+    both = bn.marginal(table, ["Smoking", "Cancer"]).sel(Smoking=1, Cancer=1).item()
+    assert both == pytest.approx(0.119, rel=1e-14)
+    assert bn.marginal(table, "Smoking").sel(Smoking=1).item() == pytest.approx(0.35, rel=1e-14)
+    assert bn.marginal(table, "Cancer").sel(Cancer=1).item() == pytest.approx(0.22, rel=1e-14)
+    assert not bn.is_independent(table, "Smoking", "Cancer")
+    assert bn.is_independent(table, "Smoking", "Cancer", "Gene")
+    assert bn.d_separated(graph, "Smoking", "Cancer", "Gene")
+    assert not bn.d_separated(graph, "Smoking", "Cancer")
+    assert bn.equivalent(nx.DiGraph([("S", "C")]), nx.DiGraph([("C", "S")]))
+    chain = nx.DiGraph([("Smoking", "Gene"), ("Gene", "Cancer")])
+    collider = nx.DiGraph([("Smoking", "Gene"), ("Cancer", "Gene")])
+    assert bn.equivalent(graph, chain)
+    assert not bn.equivalent(graph, collider)
 
 
 def _cpdag_edges(graph):

@@ -51,6 +51,11 @@ def test_seed_003_one_em_iteration_reproduces_the_slide():
     np.testing.assert_allclose(counts["class_count"].values, [6 / 11, 16 / 11], rtol=1e-14)
     np.testing.assert_allclose(counts["X1"].sel(X1_category=1).values, [1 / 22, 21 / 22])
     np.testing.assert_allclose(counts["X2"].sel(X2_category=1).values, [6 / 11, 16 / 11])
+    # The E-step slides write E[N_T] = sum_j P(C^j = T | x^j) "∝ sum_j P(C^j = T)
+    # prod_i P(x_i^j | C^j = T)": a slip, since every row has its own normalizer.
+    # Normalizing the sum once would give 2 * 0.42 / (0.42 + 0.06) = 1.75, not 16/11.
+    # The Autoclass E-step slide also leaves out E[N_{i,T}^F] += 1 - q; the count
+    # 1/22 above is that line's.
     # M-step. theta_C = 8/11 = 0.72727 (the slide's last page prints 0.72, from the
     # rounded 1.45 / 2.0); theta_1^T = 21/32 = 0.65625 (0.6563; 0.65 on the last page);
     # theta_1^F = (1/22) / (6/11) = 1/12 = 0.08333, where the slide prints 0.0832 and

@@ -5,6 +5,8 @@ asserts the correct value and a comment says what the note printed."""
 import numpy as np
 import pandas as pd
 import pytest
+import xarray as xr
+from scipy import stats
 
 import bayesnb as bnb
 
@@ -61,9 +63,45 @@ def test_beta_mode_and_mean_examples():
 
 
 def test_ml_equals_map_under_uniform_beta():
+    # Beta(1, 1): the MAP (1 + 1 - 1) / (3 + 1 + 1 - 2) = 1/3 is the ML estimate.
     ml = soccer_fit("ml", bnb.Beta(1, 1)).params["win"].item()
     map_ = soccer_fit("map", bnb.Beta(1, 1)).params["win"].item()
+    assert map_ == pytest.approx(1 / 3, abs=1e-15)
     assert ml == map_
+
+
+# Seed 003's MAP slides, on nine Boolean rows with the class T six times. Per class,
+# x1 is true 4 of 6 times given T and 1 of 3 times given F.
+BOOLEAN_ROWS = pd.DataFrame(
+    {
+        "x1": [1, 1, 1, 1, 0, 0, 1, 0, 0],
+        "x2": [1, 0, 1, 0, 1, 1, 0, 0, 1],
+        "C": ["T"] * 6 + ["F"] * 3,
+    }
+).astype({"x1": bool, "x2": bool})
+
+
+def test_map_of_the_class_probability_under_a_beta_prior():
+    # theta_C ~ Beta(3, 2) on P(C = T): MAP (N_T + a - 1) / (N + a + b - 2)
+    # = (6 + 2) / (9 + 3) = 2/3; the mean (6 + 3) / (9 + 5) = 9/14; ML 6/9.
+    model = bnb.NaiveBayes(class_prior=bnb.Beta(3, 2))
+    for estimate, expected in (("map", 2 / 3), ("mean", 9 / 14), ("ml", 6 / 9)):
+        fit = model.fit(BOOLEAN_ROWS[["x1", "C"]], target="C", estimate=estimate)
+        assert fit.params["class_prob"].sel(class_label="T").item() == pytest.approx(
+            expected, rel=1e-14
+        )
+
+
+def test_map_of_a_feature_with_a_different_beta_prior_per_class():
+    # theta_1^T ~ Beta(4, 2) and theta_1^F ~ Beta(2, 3) (labels in the order F, T):
+    # MAP (N + a - 1) / (N_c + a + b - 2) gives (4 + 3) / (6 + 4) = 7/10 given T and
+    # (1 + 1) / (3 + 3) = 1/3 given F. (The seed writes the denominator's count as
+    # N_i^T; it is N_T, the rows of class T.)
+    prior = bnb.Beta(a=[2, 4], b=[3, 2])
+    fit = bnb.NaiveBayes({"x1": bnb.Bernoulli(prior)}).fit(
+        BOOLEAN_ROWS[["x1", "C"]], target="C", estimate="map"
+    )
+    np.testing.assert_allclose(fit.params["x1"].sel(class_label=["T", "F"]), [7 / 10, 1 / 3])
 
 
 def test_seed002_red_red_blue():
@@ -115,8 +153,12 @@ def test_play_tennis_decision(tennis_ml):
     assert round(yes, 4) == 0.0053 and round(no, 4) == 0.0206
     assert round(yes, 3) == 0.005 and round(no, 3) == 0.021
     assert tennis_ml.predict(TENNIS_QUERY)[0] == "No"
+    # Seed 001 writes "P(Yes | x') ≈ ... = 0.0053": that number is the joint
+    # P(x', Yes), proportional to the posterior; the posteriors are 0.205 and 0.795.
     proba = tennis_ml.predict_proba(TENNIS_QUERY)[0]
     assert proba[tennis_ml.labels.index("No")] == pytest.approx(no / (yes + no))
+    assert round(proba[tennis_ml.labels.index("Yes")], 3) == 0.205
+    assert round(proba[tennis_ml.labels.index("No")], 3) == 0.795
 
 
 def test_zero_conditional_probability_rules_out_a_class(tennis_ml):
@@ -206,6 +248,15 @@ def test_laplace_k_formula_and_limits():
         for value, c in counts.items():
             expected = (c + k) / (5 + 3 * k)
             assert no.sel(outlook_category=value).item() == pytest.approx(expected, rel=1e-14)
+    # Seed 002: "k = 0 gives P_MLE". laplace(0) itself refuses (it names
+    # estimate="ml"); as k -> 0 the estimates reach the ML fractions 3/5, 0, 2/5.
+    tiny = bnb.NaiveBayes({"outlook": bnb.Categorical(bnb.laplace(1e-12))}).fit(
+        df, target="play", estimate="mean"
+    )
+    no = tiny.params["outlook"].sel(class_label="No")
+    np.testing.assert_allclose(
+        no.sel(outlook_category=["Sunny", "Overcast", "Rain"]), [3 / 5, 0, 2 / 5], atol=1e-12
+    )
     # k -> infinity: uniform.
     huge = bnb.NaiveBayes({"outlook": bnb.Categorical(bnb.laplace(1e15))}).fit(
         df, target="play", estimate="mean"
@@ -239,10 +290,34 @@ def test_parameter_counts_of_a_fit():
     assert counts["naive_bayes"] == 2 * n + 1
     assert counts["full_joint"] == 2 ** (n + 1) - 1
     assert fit.n_parameters() == 2 * n + 1  # the int AIC/BIC count
-    # Seed 003, multi-valued: k classes, n attributes of m values. The seed counts
-    # k*m*n + k - 1 table entries; the free parameters are k*(m-1)*n + k - 1.
+    # Seed 003, multi-valued: k classes, n attributes of m values. The seed's
+    # "k*m*n + k - 1" parameters is a slip: it counts every feature entry but only the
+    # free class probabilities. The tables have k*m*n + k entries; the free parameters
+    # are k*(m-1)*n + k - 1.
     k, m = 3, 4
     assert bnb.count_parameters([m] * n, n_labels=k)["naive_bayes"] == k * (m - 1) * n + k - 1
+
+
+def test_sufficient_statistics_counts():
+    """Seed 003: Boolean class and n Boolean attributes need 4n + 3 counts (N, N_T,
+    N_F and four per attribute); k classes and n attributes of m values need
+    k*m*n + k + 1 (N, k class counts, k*m per attribute). ``fit.counts`` holds all
+    but N, which is the class counts' sum."""
+    fit = bnb.NaiveBayes().fit(BOOLEAN_ROWS, target="C", estimate="ml")
+    counts = fit.counts
+    n = 2
+    assert sum(counts[v].size for v in counts.data_vars) + 1 == 4 * n + 3
+    assert counts["class_count"].sel(class_label=["T", "F"]).values.tolist() == [6, 3]
+    assert counts["x1"].sel(class_label="T").values.tolist() == [2, 4]  # N_{1,F}^T, N_{1,T}^T
+    assert counts["x1"].sel(class_label="F").values.tolist() == [2, 1]
+    for column in ("x1", "x2"):  # each attribute's four counts add up to N
+        assert counts[column].sum().item() == counts["class_count"].sum().item() == 9
+    k, m, n = 3, 4, 5
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.integers(0, m, size=(60, n)), columns=list("abcde"))
+    fit = bnb.NaiveBayes(bnb.Categorical(categories=range(m))).fit(X, y=rng.integers(0, k, 60))
+    counts = fit.counts
+    assert sum(counts[v].size for v in counts.data_vars) + 1 == k * m * n + k + 1
 
 
 # -- seed 000: the linear separator ----------------------------------------------------------
@@ -277,3 +352,68 @@ def test_linear_weights_formula():
     expected_w = np.log(t) - np.log(1 - t) - (np.log(f) - np.log(1 - f))
     assert w0 == pytest.approx(expected_w0, rel=1e-12)
     np.testing.assert_allclose(w.values, expected_w, rtol=1e-12)
+
+
+# -- seed 001: the dice quiz ---------------------------------------------------------------
+
+
+def test_dice_quiz():
+    """Two fair dice; A: die 1 shows 3, B: die 2 shows 1, C: the sum is 8. By counting
+    the 36 outcomes: P(A) = P(B) = 1/6, P(C) = 5/36, P(A | B) = P(C | A) = 1/6,
+    P(A, B) = P(A, C) = 1/36; and P(A)P(C) = 5/216 is not P(A, C)."""
+    from bayesnb import bayesnet as bn
+
+    faces = range(1, 7)
+    table = xr.DataArray(
+        np.array([[[i + j != 8, i + j == 8] for j in faces] for i in faces]) / 36.0,
+        dims=("die1", "die2", "eight"),
+        coords={"die1": list(faces), "die2": list(faces), "eight": [False, True]},
+    )
+    p_a = bn.marginal(table, "die1").sel(die1=3).item()
+    p_b = bn.marginal(table, "die2").sel(die2=1).item()
+    p_c = bn.marginal(table, "eight").sel(eight=True).item()
+    assert (p_a, p_b, p_c) == pytest.approx((1 / 6, 1 / 6, 5 / 36), rel=1e-14)
+    assert bn.conditional(table, "die1", "die2").sel(die1=3, die2=1).item() == pytest.approx(
+        1 / 6, rel=1e-14
+    )
+    assert bn.conditional(table, "eight", "die1").sel(eight=True, die1=3).item() == (
+        pytest.approx(1 / 6, rel=1e-14)
+    )
+    p_ab = bn.marginal(table, ["die1", "die2"]).sel(die1=3, die2=1).item()
+    p_ac = bn.marginal(table, ["die1", "eight"]).sel(die1=3, eight=True).item()
+    assert (p_ab, p_ac) == pytest.approx((1 / 36, 1 / 36), rel=1e-14)
+    assert p_a * p_c == pytest.approx(5 / 216, rel=1e-14)  # question 8: no
+    assert p_ac != pytest.approx(p_a * p_c)
+    # independence as variables: the dice are, die 1 and the sum are not
+    assert bn.is_independent(table, "die1", "die2")
+    assert not bn.is_independent(table, "die1", "eight")
+
+
+# -- seed 003: logsumexp -------------------------------------------------------------------
+
+
+def test_posteriors_of_scores_far_below_exp_range():
+    """Seed 003's logsumexp slide writes log sum_i exp(-x_i) = -a + log sum_i
+    exp(-x_i + a) with a = max_i x_i. The identity holds for any a, but that choice
+    overflows: for x = (1, 1000) it gives inf where the value is -1 (to 1e-434). The
+    safe shift is a = min_i x_i, the largest term. (The slides' responsibility
+    gamma_{i,j} also writes pi_k, mu_k, Sigma_k in its numerator for the cluster j.)
+
+    The package's posteriors on a row whose joint log-likelihoods are near -1e6 match
+    scipy's densities normalized with the safe shift."""
+    x = np.array([1.0, 1000.0])
+    with np.errstate(over="ignore"):
+        assert np.isinf(-x.max() + np.log(np.sum(np.exp(-x + x.max()))))
+    assert -x.min() + np.log(np.sum(np.exp(-x + x.min()))) == -1.0
+    rows = pd.DataFrame({"v": [0.0, 0.5, 1.0, 3.0, 3.5, 4.5], "c": list("aaabbb")})
+    fit = bnb.NaiveBayes({"v": bnb.Gaussian()}).fit(rows, target="c", estimate="ml")
+    far = pd.DataFrame({"v": [400.0]})
+    joint = [
+        np.log(0.5) + stats.norm.logpdf(400.0, m, np.sqrt(v))
+        for m, v in ((0.5, 1 / 6), (11 / 3, 7 / 18))  # each class's ML mean and variance
+    ]
+    assert max(joint) < -1e5  # exp() of either is 0.0 in float64
+    shift = max(joint)  # = -min_i x_i for x_i = -joint_i
+    expected = np.array(joint) - (shift + np.log(np.sum(np.exp(np.array(joint) - shift))))
+    np.testing.assert_allclose(fit.predict_log_proba(far)[0], expected, rtol=1e-12)
+    assert np.isfinite(fit.predict_log_proba(far)).all()
