@@ -204,8 +204,17 @@ def split_target(X, y, target):
         )
     if target is not None:
         return X.drop(columns=[target]), X[target], str(target)
-    name = y.name if isinstance(y, pd.Series) and y.name is not None else "label"
-    return X, y, str(name)
+    return X, y, label_name(y, X.columns if isinstance(X, pd.DataFrame) else ())
+
+
+def label_name(y, columns) -> str:
+    """The name of the labels ``y`` in the posterior's groups: a Series' own name,
+    unless a column of X (``columns``) has it (a label made from a column, as
+    ``y = X["t"] > 3``), then ``"label"``, as for unnamed labels."""
+    name = getattr(y, "name", None)
+    if name is None:
+        return "label"
+    return "label" if str(name) in {str(c) for c in columns} else str(name)
 
 
 def infer_family(values, name: str = "X") -> Family:
@@ -360,11 +369,63 @@ def check_features(features):
     return features
 
 
-def declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
+#: Names the package's outputs give their own variables and dimensions: a feature
+#: that would add one of them (:meth:`~bayesnb.families.Family.output_names`) would
+#: overwrite it.
+RESERVED_NAMES = {
+    "class_prob": "the class probabilities in params",
+    "class_count": "the class counts in counts",
+    "class_label": "the classes' dimension",
+    "component": "a mixture's components' dimension",
+    "label": "the labels in the posterior's observed_data",
+    "row": "the rows' dimension of the posterior and the intervals",
+    "chain": "the posterior's chains",
+    "draw": "the posterior's draws",
+    "log_likelihood": "the PyMC model's likelihood term",
+    "ci_bound": "the credible intervals' bounds",
+}
+
+
+def declare(features, table: Table, target=None) -> list[tuple[str, Family, list[str]]]:
     """Resolve the user's declaration into ``(name, family, columns)`` triples.
 
-    Raises an :class:`~bayesnb.errors.InputError` when X has no column.
+    Raises an :class:`~bayesnb.errors.InputError` when X has no column, and when two
+    features' output names coincide or one is the package's own
+    (:data:`RESERVED_NAMES`, and ``target``: the name of the fit's labels in the
+    posterior's groups).
     """
+    declared = _declare(features, table)
+    reserved = dict(RESERVED_NAMES)
+    if target is not None:
+        reserved[target] = "the fit's labels in the posterior's groups"
+    _check_output_names(declared, reserved)
+    return declared
+
+
+def _check_output_names(declared, reserved: dict) -> None:
+    """Refuse a declaration whose features would overwrite each other's variables or
+    dimensions in the outputs, or the package's own (``reserved``)."""
+    owner: dict = {}
+    for name, family, columns in declared:
+        for out in dict.fromkeys(family.output_names(name, columns)):
+            if out in reserved:
+                raise InputError(
+                    f"feature {name!r} ({family.kind}) would name an output {out!r}, which "
+                    f"the package uses for {reserved[out]}. Rename the column (e.g. "
+                    f"X.rename(columns={{{name!r}: {name + '_'!r}}})), or declare the "
+                    "feature under another name with columns=[...]."
+                )
+            if out in owner and owner[out] != name:
+                raise InputError(
+                    f"features {owner[out]!r} and {name!r} would both name an output "
+                    f"{out!r} in params, counts or the posterior. Rename one of the "
+                    "columns, or declare one feature under another name with columns=[...]."
+                )
+            owner[out] = name
+
+
+def _declare(features, table: Table) -> list[tuple[str, Family, list[str]]]:
+    """:func:`declare` before its check of the output names."""
     table.check_not_empty(rows=False)
     if features is None:
         if not table.is_frame:  # an array is one block: its columns share a dtype

@@ -34,7 +34,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from bayesnb._data import Table, declare, encode_labels
+from bayesnb._data import Table, declare, encode_labels, label_name
 from bayesnb.errors import InputError
 from bayesnb.sufficient import merge_stats
 
@@ -277,7 +277,7 @@ def _proxy(meta, summary: dict):
 class _Bound:
     """The declaration bound to a Dask collection's rows, as in memory."""
 
-    def __init__(self, model, source: _Source, *, counted: bool):
+    def __init__(self, model, source: _Source, *, counted: bool, target=None):
         self.source = source
         meta = source.meta
         dtypes = list(meta.dtypes) if hasattr(meta, "dtypes") else [meta.dtype] * meta.shape[1]
@@ -295,7 +295,7 @@ class _Bound:
             self.summary = _merge_summaries(source.map(_summary_part, values_of))
             table = self._table(meta)
         self.table = table
-        self.blocks = model.bind(table, None, counted=True)
+        self.blocks = model.bind(table, None, counted=True, target=target)
         for block in self.blocks:
             if getattr(block, "edges", 0) is None and not isinstance(block.bins, numbers.Integral):
                 raise InputError(
@@ -401,18 +401,20 @@ def fit(
     if class_estimate is not None:
         check_estimate(class_estimate, "class_estimate")
     density = y is None and target is None and classes is None
+    if not density and y is None and target is None:
+        raise InputError("fit got classes= but no labels: pass y= or target= as well.")
     source = _Source(X, y, target, sample_weight, feature_names)
-    bound = _Bound(model, source, counted=True)
+    columns = getattr(source.meta, "columns", ())
     if density:
-        labels, kind, target_name = [CONSTANT_LABEL], DensityFit, DENSITY_TARGET
+        target_name = DENSITY_TARGET
+    else:
+        target_name = str(target) if target is not None else label_name(y, columns)
+    bound = _Bound(model, source, counted=True, target=target_name)
+    if density:
+        labels, kind = [CONSTANT_LABEL], DensityFit
         class_estimate = estimate
     else:
-        if y is None and target is None:
-            raise InputError("fit got classes= but no labels: pass y= or target= as well.")
         kind = NaiveBayesFit
-        target_name = (
-            str(target) if target is not None else str(getattr(y, "name", None) or "label")
-        )
         seen = pd.Series(list(bound.summary["labels"]), dtype=object)
         if seen.isna().any():
             raise InputError(

@@ -81,24 +81,28 @@ class NaiveBayes:
     def __repr__(self) -> str:
         return f"NaiveBayes(features={self.features!r}, class_prior={self.class_prior!r})"
 
-    def bind(self, table: Table, sample_weight=None, *, counted: bool = False) -> list[Family]:
+    def bind(
+        self, table: Table, sample_weight=None, *, counted: bool = False, target=None
+    ) -> list[Family]:
         """Bind every declared family to the training columns it describes.
 
         ``sample_weight`` (validated, one per row) weighs the rows wherever a family
         learns a data-dependent default, such as the Gaussian prior's pooled scale.
         ``counted=True``: the caller counts these rows next with responsibilities
         summing to ``sample_weight`` (see :meth:`bayesnb.families.Family.bind`).
+        ``target``: the fit's name for its labels, which no feature may take.
         """
-        groups = self._bind_groups(table, sample_weight, counted)
+        groups = self._bind_groups(table, sample_weight, counted, target)
         return expand(groups, sum(len(g.index) for g in groups))[0]
 
-    def _bind_groups(self, table: Table, sample_weight, counted: bool) -> list[Group]:
+    def _bind_groups(self, table: Table, sample_weight, counted: bool, target=None) -> list[Group]:
         """:meth:`bind`'s blocks as groups counted and estimated as one block
         (:class:`~bayesnb.families.base.Group`): the columns one declaration bound at
         once (:meth:`~bayesnb.families.Family.bind_each`) as the block that bound
         them, whose columns become their features after the estimate; the other blocks
-        fused by key."""
-        declared = declare(self.features, table)
+        fused by key. ``target``: the fit's name for its labels, which no feature may
+        take."""
+        declared = declare(self.features, table, target)
         # One declaration given to many columns, one feature each (an inferred frame, or
         # one family for every column): bound at once where the family can.
         shared: dict = {}
@@ -275,7 +279,9 @@ class NaiveBayes:
         kind = NaiveBayesFit if kind is None else kind
         resp = class_labels(codes, len(labels), sample_weight)
         groups, stats = count_groups(
-            self._bind_groups(table, resp.weights, counted=True), table, resp
+            self._bind_groups(table, resp.weights, counted=True, target=target_name),
+            table,
+            resp,
         )
         names = [None] * sum(len(g.index) for g in groups)
         for group in groups:  # every block's estimator, in the blocks' order

@@ -388,3 +388,111 @@ def test_pandas_categorical_columns_read_by_their_codes_equal_string_columns():
     c = bnb.NaiveBayes().fit(strings.astype(pd.CategoricalDtype(["mid", "lo", "hi"])), y)
     np.testing.assert_allclose(c.predict_proba(cat_test), pa, rtol=1e-13)
     assert b.predict_proba(cat_test).shape == pa.shape
+
+
+# -- feature names and the outputs' own names -----------------------------------------------
+
+Y6 = list("aaabbb")
+
+
+@pytest.mark.parametrize(
+    "name", ["class_prob", "class_label", "label", "row", "chain", "draw", "log_likelihood"]
+)
+def test_a_feature_named_as_an_output_of_the_package_is_refused(name):
+    """A feature called ``class_prob`` used to replace the class probabilities in
+    ``params``; ``row`` broke the posterior. Each is refused before fitting, naming
+    the feature, what the name is used for and the remedy."""
+    X = pd.DataFrame({name: list("pqpqrr")})
+    with pytest.raises(errors.InputError, match=rf"feature '{name}' .*Rename the column"):
+        bnb.NaiveBayes().fit(X, Y6)
+    with pytest.raises(errors.InputError, match=rf"feature '{name}'"):
+        bnb.NaiveBayes().cluster(X.assign(other=list("xyxyxy")), 2, random_state=0)
+
+
+def test_features_whose_outputs_coincide_are_refused():
+    """A Gaussian ``g`` names its means ``g_mu``: a categorical feature ``g_mu`` would
+    overwrite them (and a Gamma ``t`` its ``t_n`` statistic). A categorical ``g_mu``
+    beside a categorical ``g`` is fine: ``g`` adds only ``g`` and ``g_category``."""
+    X = pd.DataFrame({"g": [0.1, 0.5, 2.0, 2.4, 1.0, 3.0], "g_mu": list("pqpqrr")})
+    with pytest.raises(errors.InputError, match=r"features 'g' and 'g_mu' .*'g_mu'"):
+        bnb.NaiveBayes().fit(X, Y6)
+    T = pd.DataFrame({"t": [1.0, 2.0, 3.0, 4.0, 5.0, 7.0], "t_n": list("pqpqrr")})
+    with pytest.raises(errors.InputError, match=r"'t_n'"):
+        bnb.NaiveBayes({"t": bnb.Gamma(), "t_n": bnb.Categorical()}).fit(T, Y6)
+    fit = bnb.NaiveBayes(bnb.Categorical()).fit(X.astype({"g": str}), Y6)
+    assert set(fit.params.data_vars) == {"class_prob", "g", "g_mu"}
+    np.testing.assert_allclose(fit.params["class_prob"], [0.5, 0.5], rtol=1e-15)
+
+
+def test_a_density_keeps_a_feature_named_like_a_classifiers_target():
+    """A density names its labels ``density`` in the posterior, so a feature of that
+    name is refused there; a classifier takes it (its labels are ``play``), and its
+    table keeps it: (count + 1) / (3 + 2) per class."""
+    X = pd.DataFrame({"density": list("ababab"), "play": Y6})
+    with pytest.raises(errors.InputError, match=r"'density' .*labels"):
+        bnb.NaiveBayes().density(X.drop(columns="play"))
+    fit = bnb.NaiveBayes().fit(X, target="play")
+    np.testing.assert_allclose(fit.params["density"].sel(class_label="a"), [3 / 5, 2 / 5])
+
+
+def test_labels_made_from_a_column_take_the_name_label():
+    """y = X["g"] > 1 is a Series called ``g``, as is the feature: the posterior names
+    the labels ``label`` then (its own name otherwise), and both keep their values."""
+    X = pd.DataFrame({"g": [0.1, 0.5, 2.0, 2.4, 1.5, 3.0]})
+    tree = bnb.NaiveBayes().fit(X, X["g"] > 1).posterior(draws=2, random_state=0)
+    observed = tree["observed_data"]
+    assert observed["label"].values.tolist() == [0, 0, 1, 1, 1, 1]
+    np.testing.assert_array_equal(observed["g"].values, X["g"].values)
+    other = bnb.NaiveBayes().fit(X, pd.Series(Y6, name="kind")).posterior(draws=2)
+    assert other["observed_data"]["kind"].values.tolist() == [0, 0, 0, 1, 1, 1]
+
+
+def test_every_output_name_is_one_the_declaration_check_knows():
+    """The check of clashing names rests on each family listing the names it adds
+    (``output_names``): every variable and dimension of ``params``, ``counts`` and the
+    exact posterior's groups is the package's own or one that some feature lists."""
+    from bayesnb._data import RESERVED_NAMES
+
+    rng = np.random.default_rng(0)
+    n = 40
+    X = pd.DataFrame(
+        {
+            "cat": rng.choice(list("abc"), n),
+            "bern": rng.random(n) < 0.5,
+            "gau": rng.normal(size=n),
+            "bin": rng.normal(size=n),
+            "m1": rng.normal(size=n),
+            "m2": rng.normal(size=n),
+            "w1": rng.integers(0, 4, n),
+            "w2": rng.integers(0, 4, n),
+            "g1": rng.gamma(2.0, size=n) + 0.1,
+            "g2": rng.gamma(2.0, size=n) + 0.1,
+            "c1": rng.choice(list("xy"), n),
+            "c2": rng.choice(list("uvw"), n),
+        }
+    )
+    features = {
+        "cat": bnb.Categorical(),
+        "bern": bnb.Bernoulli(),
+        "gau": bnb.Gaussian(),
+        "bin": bnb.Binned(bins=4),
+        "mv": bnb.MultivariateGaussian(columns=["m1", "m2"], covariance="tied"),
+        "words": bnb.Multinomial(columns=["w1", "w2"]),
+        "pair": bnb.Categorical(columns=["c1", "c2"]),
+    }
+    y = rng.integers(0, 2, n)
+    fit = bnb.NaiveBayes(features).fit(X.drop(columns=["g1", "g2"]), y)
+    gamma = bnb.NaiveBayes({"gam": bnb.Gamma(columns=["g1", "g2"])}).fit(X[["g1", "g2"]], y)
+    datasets = [fit.params, fit.counts, gamma.params, gamma.counts]
+    tree = fit.posterior(draws=2, random_state=0)
+    datasets += [node.ds for node in tree.subtree if node.ds is not None]
+    mix = bnb.NaiveBayes(features).cluster(X.drop(columns=["g1", "g2"]), 2, random_state=0)
+    datasets += [mix.params, mix.counts]
+    known = set(RESERVED_NAMES)
+    for name, family in features.items():
+        columns = family.columns or [name]
+        known.update(family.output_names(name, columns))
+    known.update(bnb.Gamma().output_names("gam", ["g1", "g2"]))
+    seen = {str(v) for ds in datasets for v in (*ds.data_vars, *ds.dims, *ds.coords)}
+    assert seen - known == set()
+    assert {"mv_cov", "gau_ss", "gam_sum_log", "bin_lower", "c2_category"} <= seen

@@ -60,6 +60,17 @@ class Family:
     generalized = False
     #: EM's estimator of this family when none is given (see :meth:`check_em_estimate`).
     em_estimate = "mean"
+    #: The ``<name>_<suffix>`` names a block adds to the outputs (``params``, ``counts``,
+    #: the posterior's groups, the PyMC model's variables), besides ``<name>`` itself.
+    suffixes: tuple[str, ...] = ()
+
+    def output_names(self, name: str, columns: list) -> list[str]:
+        """Every variable and dimension name the feature ``name`` over ``columns`` adds
+        to the outputs, so that a declaration whose names would overwrite each other
+        (or the package's own, :data:`bayesnb._data.RESERVED_NAMES`) is refused
+        before fitting."""
+        extra = ("feature", *self.suffixes) if self.multi_column else self.suffixes
+        return [name, *(f"{name}_{suffix}" for suffix in extra)]
 
     def check_em_estimate(self, method: str) -> None:
         """Raise an :class:`~bayesnb.errors.InputError` unless EM's M-step can use

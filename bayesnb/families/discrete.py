@@ -100,6 +100,18 @@ class _CategoryCodes(NamedTuple):
 class _Discrete(Family):
     """Shared estimate and export for families whose statistics are counts."""
 
+    def output_names(self, name: str, columns: list) -> list[str]:
+        """The block's own names (a block over shared categories: ``<name>`` over
+        ``<name>_feature`` and ``<name>_category``), and every column's variable with
+        its ``_category`` dimension (and a binned column's ``_lower``/``_upper``)."""
+        variables = [name] if len(columns) == 1 else [str(c) for c in columns]
+        per_variable = ("category", *self.suffixes)
+        return [
+            *super().output_names(name, columns),
+            f"{name}_category",
+            *(v for var in variables for v in (var, *(f"{var}_{s}" for s in per_variable))),
+        ]
+
     def _alpha(self, n_labels: int, shape: tuple[int, ...]) -> np.ndarray:
         """The concentration in the stored layout, broadcastable to
         ``(n_labels, *shape)`` (left compact: arithmetic broadcasts it).
@@ -1323,6 +1335,7 @@ class Binned(Categorical):
     """
 
     kind = "binned"
+    suffixes = ("lower", "upper")
 
     def __init__(
         self,
@@ -1632,6 +1645,10 @@ class Multinomial(_Discrete):
     kind = "multinomial"
     multi_column = True
     columns_together = True  # word counts: one document per row, not one feature per word
+
+    def output_names(self, name: str, columns: list) -> list[str]:
+        """``<name>`` over ``<name>_category``, the columns (words) being categories."""
+        return [name, f"{name}_category"]
 
     def __init__(self, prior=None, *, estimate=None, columns=None):
         super().__init__(

@@ -61,6 +61,7 @@ class Gamma(Family):
     """
 
     kind = "gamma"
+    suffixes = ("shape", "rate", "n", "sum", "sum_log")
     multi_column = True
     em_estimate = "ml"
     generalized = True  # its M-step may start from the current parameters

@@ -86,6 +86,7 @@ class Gaussian(Family):
     """
 
     kind = "gaussian"
+    suffixes = ("mu", "var", "sigma", "n", "mean", "ss")
     multi_column = True
     em_estimate = "map"  # the Normal-Inverse-Gamma mode: a variance never 0
 

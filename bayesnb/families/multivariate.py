@@ -103,6 +103,7 @@ class MultivariateGaussian(Family):
     """
 
     kind = "multivariate_gaussian"
+    suffixes = ("mu", "cov", "var", "tied_cov", "n", "mean", "scatter", "feature_2")
     multi_column = True
     columns_together = True
     em_estimate = "map"  # the Normal-Inverse-Wishart mode: no covariance collapses
