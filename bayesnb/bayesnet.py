@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnb.errors import InputError, InputTypeError
+from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.priors import Dirichlet, check_estimate
 
 __all__ = [
@@ -51,6 +51,35 @@ def _names(value) -> list:
     if isinstance(value, str):
         return [value]
     return list(value)
+
+
+def _value_codes(column, values: list, what: str, remedy: str, missing_ok: bool = False):
+    """The position of every entry of ``column`` in ``values`` (-1 for a missing one
+    when ``missing_ok``). A value not in ``values``, or a missing one otherwise, is an
+    :class:`InputError` naming ``what``, the values it may take, and ``remedy``."""
+    column = pd.Series(column).reset_index(drop=True)
+    codes = pd.Index(values).get_indexer(column)
+    missing = column.isna().to_numpy()
+    values = [_plain(v) for v in values]
+    if missing.any() and not missing_ok:
+        raise InputError(
+            f"{what} has a missing value (NaN) at position {int(np.argmax(missing))}, "
+            f"where one of its values {values!r} is needed. {remedy}"
+        )
+    unlisted = [_plain(v) for v in pd.unique(column[(codes < 0) & ~missing])]
+    if unlisted:
+        shown = (
+            f"the value {unlisted[0]!r}, which is"
+            if len(unlisted) == 1
+            else f"the values {unlisted!r}, which are"
+        )
+        raise InputError(f"{what} has {shown} not among its values {values!r}. {remedy}")
+    return codes.astype(np.intp)
+
+
+def _plain(value):
+    """A NumPy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 # -- independence in a joint table --------------------------------------------------------
@@ -276,6 +305,11 @@ def _contingency(data: pd.DataFrame, x: str, y: str, given) -> np.ndarray:
     |X|, |Y|) over every value X and Y take in the rows kept (those with all of X, Y
     and Z observed)."""
     cols = [x, y, *given]
+    if len(set(cols)) < len(cols):
+        raise InputError(
+            f"x, y and given must be distinct variables; got x={x!r}, y={y!r}, "
+            f"given={list(given)!r}. Test two different columns, and condition on others."
+        )
     absent = [c for c in cols if c not in data.columns]
     if absent:
         raise InputError(
@@ -565,7 +599,7 @@ class BayesNet:
                 + (f"it has {extra!r}, which the graph does not" if extra else "")
                 + ". Give a table of P(node | parents) for every node, and no other."
             )
-        given = values or {}
+        given = net._values_option(values)
         tables = {}
         for node in net.order:
             parents = list(graph.predecessors(node))
@@ -595,7 +629,7 @@ class BayesNet:
             if node in coords:
                 net.values[node] = coords[node]
             elif node in given:
-                net.values[node] = list(given[node])
+                net.values[node] = given[node]
             else:
                 net.values[node] = list(range(array.shape[-1]))
         for node in net.order:
@@ -619,11 +653,11 @@ class BayesNet:
                     f"(negative or not finite): {array.ravel()[:6].tolist()!r}. Give "
                     "probabilities in [0, 1]."
                 )
-            sums = array.sum(axis=-1)
+            sums = array.sum(axis=-1, keepdims=True)  # (*parents, 1), also with no parent
             bad = np.argwhere(np.abs(sums - 1.0) > 1e-9)
             if bad.size:
                 where = tuple(int(i) for i in bad[0])
-                at = {p: net.values[p][i] for p, i in zip(dims[:-1], where, strict=True)}
+                at = {p: net.values[p][i] for p, i in zip(dims[:-1], where[:-1], strict=True)}
                 raise InputError(
                     f"the table of {node!r} sums to {float(sums[where]):.6g} over {node!r}"
                     + (f" where {at!r}" if at else "")
@@ -636,29 +670,39 @@ class BayesNet:
     def fit(self, data: pd.DataFrame, estimate: str = "mean", values: dict | None = None):
         """Every node's table from ``data`` (one column per node); ``values`` fixes a
         node's values (default: those in ``data``, sorted), e.g. so that held-out rows
-        with a value unseen in training can be scored."""
+        with a value unseen in training can be scored. A node listed in ``values``
+        must take no other value in ``data`` (an :class:`~bayesnb.errors.InputError`
+        names the column and the unlisted values); a missing value (NaN) leaves its
+        row out of the counts of that node and of its children (available cases)."""
         check_estimate(estimate)
         if estimate == "predictive":
             estimate = "mean"  # one draw's predictive is the posterior mean
         missing = [v for v in self.order if v not in data.columns]
         if missing:
             raise InputError(f"data lacks the node column(s) {missing!r}.")
-        given = values or {}
+        given = self._values_option(values)
         self.values = {
-            v: list(given[v]) if v in given else sorted(data[v].dropna().unique(), key=str)
+            v: given[v] if v in given else sorted(data[v].dropna().unique(), key=str)
+            for v in self.order
+        }
+        codes = {  # -1 where the value is missing
+            v: _value_codes(
+                data[v],
+                self.values[v],
+                f"column {v!r} of data",
+                f"List every value the column takes in values={{{v!r}: [...]}}, or leave "
+                f"{v!r} out of values to take its values from the data.",
+                missing_ok=True,
+            )
             for v in self.order
         }
         for node in self.order:
             parents = list(self.graph.predecessors(node))
             cols = [*parents, node]
-            rows = data[cols].dropna()
-            codes = [
-                pd.Categorical(rows[c], categories=self.values[c]).codes.astype(np.intp)
-                for c in cols
-            ]
+            kept = np.all([codes[c] >= 0 for c in cols], axis=0)
             shape = tuple(len(self.values[c]) for c in cols)
             counts = np.zeros(shape)
-            np.add.at(counts, tuple(codes), 1.0)
+            np.add.at(counts, tuple(codes[c][kept] for c in cols), 1.0)
             alpha = np.broadcast_to(self.prior.with_categories(shape[-1]).alpha, shape)
             logp = Dirichlet(alpha).point_estimate(counts, estimate, what=f"node {node!r}")
             self.cpts[node] = xr.DataArray(
@@ -666,30 +710,168 @@ class BayesNet:
             )
         return self
 
+    def _values_option(self, values) -> dict:
+        """``values`` of :meth:`fit` and :meth:`from_cpts` checked: a dict from nodes
+        of the graph to lists of distinct values."""
+        if values is None:
+            return {}
+        if not isinstance(values, dict):
+            raise InputTypeError(
+                f"values must be a dict {{node: list of values}}; got {type(values).__name__}."
+                " Give each listed node's values in a list."
+            )
+        self._check_nodes(list(values), "values")
+        out = {}
+        for node, listed in values.items():
+            if isinstance(listed, str) or not hasattr(listed, "__iter__"):
+                raise InputTypeError(
+                    f"values[{node!r}] must be a list of the node's values; got {listed!r}. "
+                    f"Wrap them in a list, e.g. values={{{node!r}: [{listed!r}]}}."
+                )
+            listed = list(listed)
+            index = pd.Index(listed)
+            repeated = list(pd.unique(index[index.duplicated()]))
+            if repeated:
+                raise InputError(
+                    f"values[{node!r}] lists {repeated!r} more than once; got {listed!r}. "
+                    "List each value of the node once."
+                )
+            out[node] = listed
+        return out
+
+    def _check_nodes(self, names: list, what: str) -> None:
+        """An :class:`InputError` naming ``what`` if a name is not a node of the net."""
+        unknown = [v for v in names if v not in self.graph]
+        if unknown:
+            raise InputError(
+                f"{what} names {unknown!r}, which the net does not have; its nodes are "
+                f"{self.order!r}. Use the names of the graph's nodes."
+            )
+
+    def _check_fitted(self) -> None:
+        if not self.cpts:
+            raise InputError(
+                "this BayesNet has no tables yet: call fit(data) first, or build it with "
+                "BayesNet.from_cpts(graph, cpts)."
+            )
+
     def joint(self) -> xr.DataArray:
         """The joint table (every configuration: for small nets)."""
+        self._check_fitted()
         return joint_table(self.graph, self.cpts)
 
     def query(self, target: str, evidence: dict | None = None) -> xr.DataArray:
         """:math:`P(\\text{target} \\mid \\text{evidence})` by enumeration of the joint
-        table."""
-        table = self.joint()
-        if evidence:
-            table = table.sel(evidence)
+        table: a distribution over the target's values.
+
+        ``evidence`` maps nodes to one of their values each; the other nodes are summed
+        out. A target that is in ``evidence`` too gets the point mass at its observed
+        value (provided the rest of the evidence allows that value). A name that is
+        not a node, or a value its node does not have, is an
+        :class:`~bayesnb.errors.InputError`; evidence of probability 0 under the net
+        has no conditional distribution and is a
+        :class:`~bayesnb.errors.ZeroLikelihoodError`.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from bayesnb import bayesnet as bn
+        >>> net = bn.BayesNet.from_cpts(
+        ...     nx.DiGraph([("rain", "wet")]), {"rain": [0.8, 0.2], "wet": [[1.0, 0.0], [0.1, 0.9]]}
+        ... )
+        >>> net.query("rain", evidence={"wet": 1}).values  # only rain wets the grass
+        array([0., 1.])
+        >>> net.query("wet", evidence={"wet": 1}).values  # the point mass
+        array([0., 1.])
+        """
+        self._check_fitted()
+        self._check_nodes([target], "target")
+        if evidence is None:
+            evidence = {}
+        if not isinstance(evidence, dict):
+            raise InputTypeError(
+                f"evidence must be a dict {{node: value}}; got {type(evidence).__name__}. "
+                "Give each observed node's value."
+            )
+        self._check_nodes(list(evidence), "evidence")
+        codes = {}
+        for node, value in evidence.items():
+            if np.ndim(value) != 0:
+                raise InputError(
+                    f"evidence[{node!r}] must be one value of {node!r}; got {value!r}. "
+                    "Give a single observed value per node."
+                )
+            codes[node] = int(
+                _value_codes(
+                    [value],
+                    self.values[node],
+                    f"evidence[{node!r}]",
+                    f"Give one of the values of {node!r}, or leave {node!r} out of evidence "
+                    "to sum it out.",
+                )[0]
+            )
+        table = self.joint().isel({v: c for v, c in codes.items() if v != target})
         post = table.sum([d for d in table.dims if d != target])
-        return post / post.sum()
+        if target in codes:
+            point = np.zeros(post.sizes[target])
+            point[codes[target]] = 1.0
+            post = post * xr.DataArray(point, dims=target)
+        total = float(post.sum())
+        if not total > 0.0:
+            raise ZeroLikelihoodError(
+                f"the evidence {evidence!r} has probability 0 under the net's tables, so "
+                f"P({target} | evidence) is undefined. Check the evidence, or give the "
+                "tables no zeros (fit with estimate='mean' rather than 'ml')."
+            )
+        return post / total
 
     def log_prob(self, rows: pd.DataFrame) -> np.ndarray:
-        """Every row's log joint probability (all nodes observed)."""
+        """Every row's log joint probability: ``rows`` needs a column per node, each
+        holding one of the node's values (no missing value; :meth:`query` sums
+        unobserved nodes out)."""
+        self._check_fitted()
+        if not isinstance(rows, pd.DataFrame):
+            raise InputTypeError(
+                f"rows must be a pandas DataFrame with a column per node; got "
+                f"{type(rows).__name__}. Wrap the rows in pd.DataFrame(...)."
+            )
+        absent = [v for v in self.order if v not in rows.columns]
+        if absent:
+            raise InputError(
+                f"rows lacks the node column(s) {absent!r}; log_prob needs every node "
+                f"{self.order!r} observed. Add the columns, or use query to sum nodes out."
+            )
+        codes = {
+            v: _value_codes(
+                rows[v],
+                self.values[v],
+                f"column {v!r} of rows",
+                "log_prob scores fully observed rows of the nodes' values: drop or fix the "
+                "row, or refit with values={...} listing every value the node can take.",
+            )
+            for v in self.order
+        }
         total = np.zeros(len(rows))
         for node in self.order:
             cpt = self.cpts[node]
-            sel = {d: xr.DataArray(rows[d].to_numpy(), dims="row") for d in cpt.dims}
-            total += np.log(cpt.sel(sel).values)
+            total += np.log(cpt.values[tuple(codes[d] for d in cpt.dims)])
         return total
 
     def sample(self, n: int, random_state=None) -> pd.DataFrame:
-        """``n`` rows drawn ancestrally (every node after its parents)."""
+        """``n`` rows drawn ancestrally (every node after its parents); ``n`` is a
+        whole number, 0 or more."""
+        self._check_fitted()
+        if isinstance(n, bool) or not isinstance(n, int | np.integer):
+            raise InputTypeError(
+                f"n must be a whole number of rows to draw; got {n!r} ({type(n).__name__})."
+                " Pass an int, e.g. n=1000."
+            )
+        if n < 0:
+            raise InputError(
+                f"n must be 0 or more (the number of rows to draw); got {n}. Pass a "
+                "non-negative int."
+            )
+        n = int(n)
         rng = np.random.default_rng(random_state)
         codes: dict = {}
         for node in self.order:
@@ -877,14 +1059,13 @@ class TreeAugmentedNB:
         """(rows, 1, values): 0 at the observed value, -inf at the others, and 0
         everywhere for a missing value."""
         values = self.net.values[node]
-        codes = pd.Index(values).get_indexer(column)
-        unseen = column.notna().to_numpy() & (codes < 0)
-        if unseen.any():
-            raise InputError(
-                f"feature {node!r} has the value {column[unseen].iloc[0]!r}, which the model "
-                f"was not fitted with; its values are {values!r}. Refit with "
-                "values={...} listing every value the feature can take."
-            )
+        codes = _value_codes(
+            column,
+            values,
+            f"feature {node!r}",
+            "Refit with values={...} listing every value the feature can take.",
+            missing_ok=True,
+        )
         mask = np.full((len(column), 1, len(values)), -np.inf)
         observed = codes >= 0
         mask[observed, 0, codes[observed]] = 0.0

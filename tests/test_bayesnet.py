@@ -529,6 +529,7 @@ def test_given_tables_with_labels_in_any_dim_order():
         (lambda c: c.pop("X5"), "lacks \\['X5'\\]"),
         (lambda c: c.update(X9=[0.5, 0.5]), "has \\['X9'\\]"),
         (lambda c: c.update(X2=[[0.7, 0.3], [0.5, 0.6]]), "sums to 1.1 over 'X2' where"),
+        (lambda c: c.update(X1=[0.7, 0.4]), "sums to 1.1 over 'X1'; P"),  # no parent
         (lambda c: c.update(X1=[0.2, 0.3, 0.5]), "but 'X1' has 3"),
         (lambda c: c.update(X2=[0.7, 0.3]), "has 1 axes"),
         (lambda c: c.update(X1=[1.5, -0.5]), "not a probability"),
@@ -539,3 +540,138 @@ def test_given_tables_that_do_not_fit_are_clear_errors(change, message):
     change(cpts)
     with pytest.raises(bnb.errors.InputError, match=message):
         bn.BayesNet.from_cpts(bn.sprinkler(), cpts)
+
+
+def test_a_parentless_table_that_does_not_sum_to_one_is_refused():
+    import networkx as nx
+
+    with pytest.raises(bnb.InputError, match=r"table of 'r' sums to 1\.1 over 'r'; .*Normalize"):
+        bn.BayesNet.from_cpts(
+            nx.DiGraph([("r", "w")]), {"r": [0.8, 0.3], "w": [[0.9, 0.1], [0.1, 0.9]]}
+        )
+
+
+_COUNTED = pd.DataFrame({"a": [0, 0, 0, 1, 2, 2, 2, 2], "b": [0, 1, 1, 0, 1, 1, 1, 1]})
+
+
+def test_fit_counts_the_listed_values_and_skips_missing_ones():
+    """values lists a (in its own order) with 3, which no row has. Counts of a: 0 -> 3,
+    1 -> 2, 2 -> 4, 3 -> 0, so Dirichlet(1)'s mean is (count + 1) / 13. The row with b
+    missing counts for a but not for b given a (available cases): b given a = 1 is
+    (1 + 1, 0 + 1) / 3; b given a = 3 has no rows, (1, 1) / 2."""
+    import networkx as nx
+
+    data = pd.concat([_COUNTED, pd.DataFrame({"a": [1], "b": [np.nan]})], ignore_index=True)
+    net = bn.BayesNet(nx.DiGraph([("a", "b")])).fit(data, values={"a": [3, 2, 1, 0]})
+    assert net.values["a"] == [3, 2, 1, 0]
+    np.testing.assert_allclose(net.cpts["a"].values, np.array([1, 5, 3, 4]) / 13, rtol=1e-12)
+    b_given_a = net.cpts["b"].transpose("a", "b").sel(a=[0, 1, 2, 3]).values
+    expected = [[2 / 5, 3 / 5], [2 / 3, 1 / 3], [1 / 6, 5 / 6], [1 / 2, 1 / 2]]
+    np.testing.assert_allclose(b_given_a, expected, rtol=1e-12)
+    # ML: b is never 1 given a = 1, nor 0 given a = 2
+    with pytest.warns(bnb.ZeroProbabilityWarning, match="node 'b' probability 0 for 2 "):
+        ml = bn.BayesNet(nx.DiGraph([("a", "b")])).fit(
+            _COUNTED, estimate="ml", values={"a": [0, 1, 2]}
+        )
+    np.testing.assert_allclose(ml.cpts["a"].values, [3 / 8, 1 / 8, 4 / 8], rtol=1e-12)
+
+
+def test_fit_names_values_it_was_not_told_of():
+    import networkx as nx
+
+    net = bn.BayesNet(nx.DiGraph([("a", "b")]))
+    with pytest.raises(
+        bnb.InputError,
+        match=r"column 'a' of data has the value 2, which is not among its values \[0, 1\]\. "
+        r"List every value the column takes in values=",
+    ):
+        net.fit(_COUNTED, estimate="ml", values={"a": [0, 1]})
+    with pytest.raises(
+        bnb.InputError, match=r"column 'y' of data has the values \[1, 2\], which are not"
+    ):
+        bn.TreeAugmentedNB().fit(_COUNTED.rename(columns={"a": "y"}), "y", values={"y": [0]})
+    with pytest.raises(bnb.InputError, match=r"values names \['c'\], which the net does not"):
+        net.fit(_COUNTED, values={"c": [0, 1]})
+    with pytest.raises(bnb.InputError, match=r"values\['a'\] lists \[0\] more than once"):
+        net.fit(_COUNTED, values={"a": [0, 1, 2, 0]})
+    with pytest.raises(bnb.InputTypeError, match=r"values\['a'\] must be a list"):
+        net.fit(_COUNTED, values={"a": 0})
+
+
+def _wet_grass(p_rain=(0.8, 0.2), wet=((1.0, 0.0), (0.1, 0.9))):
+    import networkx as nx
+
+    return bn.BayesNet.from_cpts(
+        nx.DiGraph([("rain", "wet")]),
+        {"rain": list(p_rain), "wet": [list(row) for row in wet]},
+        values={"rain": ["no", "yes"], "wet": ["no", "yes"]},
+    )
+
+
+def test_query_of_impossible_evidence_is_a_named_error():
+    net = _wet_grass(p_rain=(1.0, 0.0))  # it never rains, and only rain wets the grass
+    with pytest.raises(
+        bnb.ZeroLikelihoodError, match=r"evidence \{'wet': 'yes'\} has probability 0"
+    ):
+        net.query("rain", evidence={"wet": "yes"})
+    with pytest.raises(ValueError, match="probability 0 under the net"):
+        net.query("wet", evidence={"rain": "yes"})
+    # P(rain | wet = no) = (1, 0): the possible evidence still answers
+    np.testing.assert_array_equal(net.query("rain", {"wet": "no"}).values, [1.0, 0.0])
+
+
+def test_query_of_an_observed_target_is_its_point_mass():
+    net = _wet_grass()
+    np.testing.assert_array_equal(net.query("rain", {"rain": "yes"}).values, [0.0, 1.0])
+    got = net.query("rain", {"rain": "no", "wet": "no"})
+    assert got.dims == ("rain",)
+    np.testing.assert_array_equal(got.values, [1.0, 0.0])
+    with pytest.raises(bnb.ZeroLikelihoodError, match="probability 0"):
+        net.query("rain", {"rain": "no", "wet": "yes"})  # no rain never wets the grass
+
+
+def test_query_log_prob_and_sample_name_bad_input():
+    net = _wet_grass()
+    # log P(rain = yes, wet = no) = log(0.2 * 0.1), by the labels
+    rows = pd.DataFrame({"wet": ["no", "yes"], "rain": ["yes", "yes"]})
+    np.testing.assert_allclose(net.log_prob(rows), np.log([0.2 * 0.1, 0.2 * 0.9]), rtol=1e-12)
+    with pytest.raises(
+        bnb.InputError, match=r"evidence\['wet'\] has the value 'damp', which is not among"
+    ):
+        net.query("rain", evidence={"wet": "damp"})
+    with pytest.raises(bnb.InputError, match=r"evidence names \['snow'\], which the net"):
+        net.query("rain", evidence={"snow": "yes"})
+    with pytest.raises(bnb.InputError, match=r"target names \['snow'\], which the net"):
+        net.query("snow")
+    with pytest.raises(bnb.InputError, match=r"evidence\['wet'\] must be one value"):
+        net.query("rain", evidence={"wet": ["no", "yes"]})
+    with pytest.raises(bnb.InputError, match=r"evidence\['wet'\] has a missing value"):
+        net.query("rain", evidence={"wet": np.nan})
+    with pytest.raises(bnb.InputError, match=r"column 'wet' of rows has the value 'damp'"):
+        net.log_prob(rows.assign(wet=["no", "damp"]))
+    with pytest.raises(bnb.InputError, match=r"column 'rain' of rows has a missing value \(NaN\)"):
+        net.log_prob(rows.assign(rain=["yes", None]))
+    with pytest.raises(bnb.InputError, match=r"rows lacks the node column\(s\) \['wet'\]"):
+        net.log_prob(rows[["rain"]])
+    with pytest.raises(bnb.InputError, match=r"n must be 0 or more.*got -1"):
+        net.sample(-1)
+    with pytest.raises(bnb.InputTypeError, match=r"n must be a whole number.*got 2\.5"):
+        net.sample(2.5)
+    assert net.sample(0).shape == (0, 2)
+    with pytest.raises(bnb.InputError, match="no tables yet: call fit"):
+        bn.BayesNet(bn.sprinkler()).query("X1")
+
+
+@pytest.mark.parametrize("test", [bn.g2_test, bn.bayes_factor_test])
+@pytest.mark.parametrize(
+    ("x", "y", "given"), [("X1", "X1", ()), ("X1", "X2", ["X1"]), ("X1", "X2", ["X3", "X3"])]
+)
+def test_the_independence_tests_need_distinct_variables(sprinkler_sample, test, x, y, given):
+    with pytest.raises(bnb.InputError, match="x, y and given must be distinct variables"):
+        test(sprinkler_sample, x, y, given)
+
+
+def test_the_independence_tests_name_an_absent_condition(sprinkler_sample):
+    for test in (bn.g2_test, bn.bayes_factor_test):
+        with pytest.raises(bnb.InputError, match=r"no column\(s\) \['Q'\]"):
+            test(sprinkler_sample, "X1", "X2", ["Q"])
