@@ -2,8 +2,8 @@
 
 Every command formats the tables of :mod:`bayesnb.workflow`; the same work runs from
 Python with :func:`bayesnb.compare` and :func:`bayesnb.cluster_report`. Bad input
-(a missing file, an unknown column, a bad spec) prints one line to stderr and exits
-with status 2.
+(a missing or unreadable file, an unknown column, a bad spec) prints one line to
+stderr and exits with status 2.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pandas as pd
 import typer
 
 import bayesnb as bnb
-from bayesnb.errors import BayesNBError
+from bayesnb.errors import BayesNBError, InputError
 
 app = typer.Typer(
     add_completion=False,
@@ -57,7 +57,11 @@ def _guarded(run):
 
 # -- reading input ---------------------------------------------------------------------------
 def read_table(path: str) -> pd.DataFrame:
-    """A CSV, TSV or Parquet file as a DataFrame."""
+    """A CSV, TSV or Parquet file as a DataFrame.
+
+    A file that cannot be read as its suffix says (empty, not UTF-8, ragged rows, not
+    Parquet) raises an :class:`~bayesnb.errors.InputError` naming it.
+    """
     file = Path(path)
     if not file.exists():
         raise Usage(f"no such file: {path!r}.")
@@ -71,11 +75,55 @@ def read_table(path: str) -> pd.DataFrame:
             raise Usage(
                 f"reading {path!r} needs pyarrow: python3 -m pip install pyarrow."
             ) from None
+        except _parquet_errors() as err:
+            raise InputError(
+                f"cannot read {path!r} as Parquet: {_first_line(err)}. Give a Parquet file "
+                "(DataFrame.to_parquet writes one) or a .csv/.tsv file of the same table."
+            ) from None
     if suffix not in READERS:
         raise Usage(
             f"cannot read {path!r}: give a .csv, .tsv or .parquet file (got {suffix or 'none'})."
         )
-    return pd.read_csv(file, sep=READERS[suffix])
+    sep = READERS[suffix]
+    try:
+        return pd.read_csv(file, sep=sep)
+    except pd.errors.EmptyDataError:
+        raise InputError(
+            f"cannot read {path!r}: the file is empty (no header row, no data). Give a "
+            "file whose first line names the columns, followed by one line per row."
+        ) from None
+    except UnicodeDecodeError as err:
+        raise InputError(
+            f"cannot read {path!r}: it is not UTF-8 text (byte "
+            f"0x{err.object[err.start]:02x}: {err.reason}). Save it as UTF-8, e.g. for a "
+            f"Latin-1 file: iconv -f latin1 -t utf-8 {file.name} > utf8{suffix}."
+        ) from None
+    except pd.errors.ParserError as err:
+        raise InputError(
+            f"cannot read {path!r}: {_first_line(err)}. Every line needs as many fields "
+            f"as the header line, separated by {sep!r}; quote a field that holds {sep!r}."
+        ) from None
+    except OSError as err:
+        raise InputError(
+            f"cannot read {path!r}: {err.strerror or _first_line(err)}. Check that the "
+            "file is readable (its permissions, the disk)."
+        ) from None
+
+
+def _parquet_errors() -> tuple[type[Exception], ...]:
+    """What reading a damaged or foreign file as Parquet raises: pyarrow's errors, and
+    OSError (a corrupt page, an unreadable file)."""
+    try:
+        import pyarrow
+    except ImportError:
+        return (OSError,)
+    return (pyarrow.ArrowException, OSError)
+
+
+def _first_line(err: Exception) -> str:
+    """The first non-blank line of an exception's message, without a final period."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return (lines[0] if lines else type(err).__name__).rstrip(".")
 
 
 def parse_features(spec: str | None, columns: list):

@@ -23,13 +23,13 @@ from bayesnb.errors import InputError, UnseenValuesWarning
 from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, m_estimate
 
 #: The estimators :func:`compare` runs: (name, estimate, how the prior strength s
-#: sets the Dirichlet prior; None for none).
+#: and the number t of a feature's values set its Dirichlet prior; None for none).
 ESTIMATORS = (
     ("ml", "ml", None),
-    ("map", "map", lambda s, n: Dirichlet(s + 1.0)),  # mode under alpha = s + 1: Laplace-s
-    ("mean", "mean", lambda s, n: Dirichlet(s)),
-    ("predictive", "predictive", lambda s, n: Dirichlet(s)),
-    ("m-estimate", "mean", lambda s, n: m_estimate(s, 1.0 / n)),
+    ("map", "map", lambda s, t: Dirichlet(s + 1.0)),  # mode under alpha = s + 1: Laplace-s
+    ("mean", "mean", lambda s, t: Dirichlet(s)),
+    ("predictive", "predictive", lambda s, t: Dirichlet(s)),
+    ("m-estimate", "mean", lambda s, t: m_estimate(s, 1.0 / t)),  # uniform over t values
 )
 
 
@@ -58,11 +58,18 @@ def compare(
     strengths : sequence of float
         Prior strengths s: MAP under Dirichlet(s + 1) and the posterior mean (and
         predictive) under Dirichlet(s) are Laplace smoothing with k = s; the
-        m-estimate puts m = s virtual rows on the uniform distribution.
+        m-estimate puts m = s virtual rows on the uniform distribution over each
+        feature's own values: ``(n + s/t)/(N + s)`` for a feature of t values (2 for
+        a Bernoulli; a Categorical's declared categories, else the values it takes in
+        all of ``data``, not in one training fold).
     train_sizes : sequence of float
         Fractions (0, 1] of each training fold used (the learning curve).
     n_splits : int
-        Folds of the cross-validation (stratified by class, seeded).
+        Folds of the cross-validation (stratified by class, seeded), at least 2 and at
+        most the number of rows of the largest class (more would leave test folds
+        empty: an :class:`~bayesnb.errors.InputError`). As with scikit-learn's
+        ``StratifiedKFold``, more folds than the rows of the smallest class warns
+        (some test folds then hold none of it).
     random_state : int
         The folds' and the subsamples' seed.
 
@@ -101,6 +108,12 @@ def compare(
             f"target {target!r} is not a column of the data; its columns are "
             f"{list(data.columns)[:20]!r}."
         )
+    if len(data) == 0:
+        raise InputError(
+            f"data has no rows (its columns are {list(data.columns)[:20]!r}); compare "
+            "cross-validates over rows, so it needs at least n_splits rows of a class. "
+            "Check how the data was read or filtered."
+        )
     y = data[target]
     if y.isna().any():
         raise InputError(f"target {target!r} has missing labels; drop those rows first.")
@@ -108,9 +121,10 @@ def compare(
     codes = np.array([labels.index(v) for v in y])
     X = data.drop(columns=target)
     rng = np.random.default_rng(random_state)
-    folds = _stratified_folds(codes, n_splits, rng)
+    folds = _stratified_folds(codes, n_splits, rng, labels, target)
     rows = []
     declared = declare(features, Table(X))  # the families, inferred once from all rows
+    n_values = _n_values(declared, X)  # of every discrete feature, from all rows
     # every estimator is scored on the same training rows: one stratified subsample
     # of each fold per training size
     everything = np.arange(len(X))
@@ -132,6 +146,7 @@ def compare(
                             folds,
                             subsets[size],
                             declared,
+                            n_values,
                             name,
                             estimate,
                             prior_of,
@@ -156,7 +171,20 @@ def _subsample(train: np.ndarray, codes: np.ndarray, size: float, rng) -> np.nda
 
 
 def _cross_validated(
-    X, y, codes, labels, folds, subsets, declared, name, estimate, prior_of, strength, size, advance
+    X,
+    y,
+    codes,
+    labels,
+    folds,
+    subsets,
+    declared,
+    n_values,
+    name,
+    estimate,
+    prior_of,
+    strength,
+    size,
+    advance,
 ) -> dict:
     """One row of :func:`compare`: the scores of one estimator, prior strength and
     training size, averaged over the folds (trained on ``subsets``, one per fold)."""
@@ -164,9 +192,8 @@ def _cross_validated(
 
     scores = []
     for test, train in zip(folds, subsets, strict=True):
-        n_cat = max(2, X.iloc[train].nunique().max())
-        prior = None if prior_of is None else prior_of(strength, n_cat)
-        model = NaiveBayes(_with_prior(declared, prior))
+        # a fresh declaration for every fold, each feature's prior set from all rows
+        model = NaiveBayes(_with_prior(declared, prior_of, strength, n_values))
         with warnings.catch_warnings():  # (zeros and unseen values: scored)
             warnings.simplefilter("ignore", ZeroProbabilityWarning)
             warnings.simplefilter("ignore", UnseenValuesWarning)
@@ -180,18 +207,54 @@ def _cross_validated(
     return row
 
 
-def _with_prior(declared: list, prior) -> dict:
+DISCRETE = ("bernoulli", "categorical")
+
+
+def _n_values(declared: list, X: pd.DataFrame) -> dict:
+    """The number of values of every column of each Bernoulli and Categorical feature
+    of ``declared``, ``{name: [t, ...]}``: 2 for a Bernoulli, a Categorical's declared
+    categories, else the values the column takes in ``X`` (all the rows)."""
+    from bayesnb.families.discrete import _observed_categories
+
+    out = {}
+    for name, family, columns in declared:
+        if family.kind == "bernoulli":
+            out[name] = [2] * len(columns)
+        elif family.kind == "categorical":
+            if family.categories is not None:
+                out[name] = [len(family.categories)] * len(columns)
+            else:
+                seen = _observed_categories(X[list(columns)], list(columns))
+                out[name] = [len(values) for values in seen]
+    return out
+
+
+def _with_prior(declared: list, prior_of, strength, n_values: dict) -> dict:
     """The declaration ``declared`` (``(name, family, columns)`` triples) as a dict,
-    every Bernoulli and Categorical feature under ``prior`` (None: as declared)."""
+    every Bernoulli and Categorical feature under ``prior_of(strength, t)`` with t its
+    number of values (``prior_of`` None: as declared). A block whose columns take
+    different numbers of values is split into one feature per column, each with its
+    own prior (the same model: a block's columns have their own probabilities)."""
     import copy
 
     out = {}
     for name, family, columns in declared:
-        family = copy.copy(family)
-        family.columns = list(columns)
-        if prior is not None and family.kind in ("bernoulli", "categorical"):
-            family.prior = prior
-        out[name] = family
+        if prior_of is None or family.kind not in DISCRETE:
+            family = copy.copy(family)
+            family.columns = list(columns)
+            out[name] = family
+            continue
+        counts = n_values[name]
+        parts = (
+            [(name, list(columns), counts[0])]
+            if len(set(counts)) == 1
+            else [(f"{name}[{c}]", [c], t) for c, t in zip(columns, counts, strict=True)]
+        )
+        for part, part_columns, t in parts:
+            family_part = copy.copy(family)
+            family_part.columns = part_columns
+            family_part.prior = prior_of(strength, t)
+            out[part] = family_part
     return out
 
 
@@ -235,9 +298,36 @@ def _scores(truth: np.ndarray, proba: np.ndarray) -> dict:
     }
 
 
-def _stratified_folds(codes: np.ndarray, n_splits: int, rng) -> list[np.ndarray]:
-    if not isinstance(n_splits, int) or n_splits < 2:
-        raise InputError(f"n_splits must be an int >= 2; got {n_splits!r}.")
+def _stratified_folds(
+    codes: np.ndarray, n_splits: int, rng, labels: list, target: str
+) -> list[np.ndarray]:
+    """``n_splits`` test folds, every class's rows shuffled and dealt out in turn.
+
+    scikit-learn's ``StratifiedKFold`` rule: more folds than the rows of the largest
+    class is an error (a fold would test nothing), more than those of the smallest
+    class a warning (some folds test none of it)."""
+    if not isinstance(n_splits, int) or isinstance(n_splits, bool) or n_splits < 2:
+        raise InputError(
+            f"n_splits must be an int >= 2 (the number of cross-validation folds); got "
+            f"{n_splits!r}. Give e.g. n_splits=5."
+        )
+    sizes = np.bincount(codes, minlength=len(labels))
+    largest, smallest = int(np.argmax(sizes)), int(np.argmin(sizes))
+    if n_splits > sizes[largest]:
+        raise InputError(
+            f"n_splits={n_splits} is more than the {sizes[largest]} rows of the largest "
+            f"class of {target!r} ({labels[largest]!r}), so {n_splits - sizes[largest]} "
+            f"test fold(s) would be empty. Give n_splits <= {sizes[largest]}."
+        )
+    if n_splits > sizes[smallest]:
+        warnings.warn(
+            f"The least populated class of {target!r}, {labels[smallest]!r}, has only "
+            f"{sizes[smallest]} row(s), fewer than n_splits={n_splits}: some test folds "
+            f"hold none of it. Give n_splits <= {sizes[smallest]} to test every class in "
+            "every fold.",
+            UserWarning,
+            stacklevel=3,
+        )
     folds: list[list[int]] = [[] for _ in range(n_splits)]
     for k in np.unique(codes):
         rows = rng.permutation(np.flatnonzero(codes == k))

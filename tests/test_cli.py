@@ -104,6 +104,62 @@ def test_bad_input_is_one_line_and_status_2(args, message, votes_csv, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
 
 
+@pytest.mark.parametrize(
+    "command, name, content, message",
+    [
+        ("compare", "empty.csv", b"", "the file is empty"),
+        ("cluster", "latin1.csv", b"a,b\n\xff,1\n", "not UTF-8 text (byte 0xff"),
+        ("compare", "ragged.csv", b"a,b\n1,2\n1,2,3,4\n", "Expected 2 fields in line 3, saw 4"),
+        ("compare", "ragged.tsv", b"a\tb\n1\t2\n1\t2\t3\n", "separated by '\\t'"),
+        ("compare", "bad.parquet", b"x\n", "as Parquet: Could not open Parquet input"),
+    ],
+)
+def test_an_unreadable_file_is_one_line_and_status_2(command, name, content, message, tmp_path):
+    """The file's reading errors (pandas', the decoder's, pyarrow's) become one line
+    naming the file, what went wrong and what to do, not a traceback."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    args = [command, str(path)] + (["--target", "a"] if command == "compare" else [])
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith(f"error: cannot read {str(path)!r}") and message in lines[0]
+
+
+def test_a_corrupt_parquet_page_is_one_line_and_status_2(tmp_path):
+    """A Parquet file whose footer is intact but whose data is damaged: pyarrow raises
+    an OSError, which is a reading error too."""
+    path = tmp_path / "damaged.parquet"
+    pd.DataFrame({"a": range(100), "b": range(100)}).to_parquet(path)
+    raw = path.read_bytes()
+    path.write_bytes(raw[:100] + bytes(50) + raw[150:])
+    result = _run("cluster", path)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: cannot read {str(path)!r} as Parquet")
+    assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--target", "a"), "data has no rows (its columns are ['a', 'b', 'c'])"),
+        (("--target", "play", "--folds", "20"), "n_splits=20 is more than the 9 rows"),
+    ],
+)
+def test_compare_refuses_too_few_rows_for_the_folds(args, message, tmp_path, tennis_tsv):
+    """A header-only CSV has no rows to cross-validate (it used to end in NumPy's
+    "need at least one array to concatenate"); 20 folds of PlayTennis's 14 rows (9
+    Yes, 5 No) would leave 11 test folds empty."""
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("a,b,c\n")
+    path = tennis_tsv if "play" in args else header_only
+    result = _run("compare", path, *args)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+
+
 def test_progress_bars_show_only_when_asked_or_on_a_terminal(capsys):
     """Off the terminal (captured output) no bar is drawn by default; forced on, the
     cross-validation's bar draws on stderr; --quiet's False silences it again."""

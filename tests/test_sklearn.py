@@ -317,6 +317,59 @@ def test_clear_errors():
         GaussianNB(estimate="map").fit([[1.0, 2.0]], [0])  # the prior makes one sample enough
 
 
+# -- where bayesnb differs from scikit-learn (docs/guide/sklearn.md, "What differs") ---------
+
+
+def test_nan_is_marginalized_except_by_multinomial_nb_which_raises_as_scikit_learn():
+    X = np.array([[1.0, np.nan], [1.0, 1.0], [0.0, 0.0], [0.0, 1.0]])
+    y = ["a", "a", "b", "b"]
+    # class a observes x2 once (a 1): (1 + 1)/(1 + 2) = 2/3; x1 twice (1s): 3/4
+    prob = np.exp(BernoulliNB(alpha=1.0).fit(X, y).feature_log_prob_)
+    np.testing.assert_allclose(prob[0], [3 / 4, 2 / 3], rtol=1e-12)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        sknb.BernoulliNB().fit(X, y)
+    for theirs in (MultinomialNB(), sknb.MultinomialNB()):
+        with pytest.raises(ValueError, match="Input X contains NaN"):
+            theirs.fit(X, y)
+
+
+def test_alpha_with_zeros_next_to_positive_ones_needs_force_alpha_false():
+    """scikit-learn keeps alpha = 0 entries under force_alpha=True; the Dirichlet prior
+    cannot, so bayesnb refuses with the remedy, and under force_alpha=False (zeros
+    raised to 1e-10) gives scikit-learn's numbers."""
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 4, size=(10, 6)), np.repeat([0, 1], 5)
+    alpha = np.r_[0.0, np.ones(5)]
+    sknb.MultinomialNB(alpha=alpha).fit(X, y)  # scikit-learn fits it
+    with pytest.raises(bnb.InputError, match=r"zero entries next to positive ones.*force_alpha"):
+        MultinomialNB(alpha=alpha).fit(X, y)
+    with pytest.warns(UserWarning, match="alpha too small"):
+        ours = MultinomialNB(alpha=alpha, force_alpha=False).fit(X, y)
+    with pytest.warns(UserWarning, match="alpha too small"):
+        theirs = sknb.MultinomialNB(alpha=alpha, force_alpha=False).fit(X, y)
+    np.testing.assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-9)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-9)
+
+
+def test_bernoulli_nb_binarize_none_needs_zeros_and_ones():
+    """scikit-learn takes counts above 1 as weights (probabilities above 1, NaN
+    predictions); bayesnb refuses them. On 0/1 data both give the same numbers."""
+    X = np.array([[3, 0], [1, 1], [0, 2], [0, 0]])
+    y = [0, 0, 1, 1]
+    theirs = sknb.BernoulliNB(binarize=None).fit(X, y)
+    assert np.exp(theirs.feature_log_prob_[0, 0]) == pytest.approx((4 + 1) / (2 + 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # log(1 - 5/4)
+        assert np.isnan(theirs.predict_proba(X)).all()
+    with pytest.raises(bnb.InputError, match=r"needs 0/1 values.*a value other than 0/1, 3"):
+        BernoulliNB(binarize=None).fit(X, y)
+    binary = (X > 0).astype(int)
+    ours = BernoulliNB(binarize=None).fit(binary, y).predict_proba(binary)
+    np.testing.assert_allclose(
+        ours, sknb.BernoulliNB(binarize=None).fit(binary, y).predict_proba(binary), rtol=1e-12
+    )
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, bool])
 def test_categorical_nb_takes_float_and_boolean_codes_as_scikit_learn(dtype):
     rng = np.random.default_rng(3)
