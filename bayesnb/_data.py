@@ -24,6 +24,32 @@ def _default_names(n_columns: int) -> tuple[str, ...]:
     return tuple(f"x{i}" for i in range(n_columns))
 
 
+def _check_distinct(names: list, what: str) -> None:
+    """Raise an :class:`~bayesnb.errors.InputError` (``what``, then the names given
+    twice) unless ``names`` are distinct."""
+    seen, twice = set(), []
+    for n in names:
+        if n in seen and n not in twice:
+            twice.append(n)
+        seen.add(n)
+    if twice:
+        raise InputError(f"{what} {twice[:10]!r}; rename them so every feature has its own name.")
+
+
+def _check_not_stringified(rows) -> None:
+    """Refuse rows (a list, not an array) mixing strings with other values, which
+    NumPy turns into one string array: 1.0 would become '1.0', a category."""
+    for row in rows:
+        for value in np.ravel(np.asarray(row, dtype=object)):
+            if not isinstance(value, str):
+                raise InputError(
+                    f"X is a list of rows mixing strings with other values (e.g. {value!r}), "
+                    "which NumPy would turn into strings, so numbers would become categories. "
+                    "Pass a DataFrame, pd.DataFrame(X), so that every column keeps its type, "
+                    "or an array of one dtype."
+                )
+
+
 class Table:
     """A DataFrame, 2-D ndarray or scipy.sparse matrix with named columns.
 
@@ -38,15 +64,12 @@ class Table:
         if isinstance(data, pd.DataFrame):
             given = data.columns.tolist()
             names = [c if type(c) is str else str(c) for c in given]
-            if len(set(names)) != len(names):
-                seen, twice = set(), []
-                for n in names:
-                    if n in seen and n not in twice:
-                        twice.append(n)
-                    seen.add(n)
+            _check_distinct(names, "X has duplicate column names")
+            if feature_names is not None and [str(n) for n in feature_names] != names:
                 raise InputError(
-                    f"X has duplicate column names {twice[:10]!r}; rename them so every "
-                    "feature has its own name."
+                    f"feature_names={list(feature_names)[:10]!r} was given with a DataFrame, "
+                    f"whose columns {names[:10]!r} already name its features. Rename the "
+                    "columns instead (X.set_axis(names, axis=1)), or leave feature_names out."
                 )
             if names != given:
                 data = data.set_axis(names, axis=1)
@@ -54,12 +77,15 @@ class Table:
             data = sparse.csr_array(data)
             names = None
         else:
+            rows = data
             data = np.asarray(data)
             if data.ndim != 2:
                 raise InputError(
                     f"X must be 2-D (n_samples, n_features); got an array of shape "
                     f"{data.shape}. Reshape a single feature with x.reshape(-1, 1)."
                 )
+            if data.dtype.kind == "U" and not isinstance(rows, np.ndarray):
+                _check_not_stringified(rows)
             names = None
         if names is None:
             names = (
@@ -67,6 +93,8 @@ class Table:
                 if feature_names is None
                 else [str(n) for n in feature_names]
             )
+            if feature_names is not None:
+                _check_distinct(names, "feature_names has duplicate names")
         if len(names) != data.shape[1]:
             raise InputError(
                 f"feature_names has {len(names)} names for the {data.shape[1]} columns of X; "

@@ -363,7 +363,15 @@ def log_evidence(fit) -> float:
     k = len(fit.labels)
     total = fit.class_prior.with_categories(k).log_marginal_likelihood(fit.class_counts)
     for block, stats in zip(fit.blocks, fit.stats, strict=True):
-        total += block.log_marginal(stats, k)
+        try:
+            total += block.log_marginal(stats, k)
+        except NotImplementedError:
+            raise InputError(
+                f"{block.kind} feature {block.name!r} has no closed-form marginal "
+                "likelihood (it has no conjugate prior in bayesnb), so the fit has no "
+                "log_evidence. Compare such declarations by held-out log-likelihood "
+                "(log_likelihood_rows on test rows) or by BIC instead."
+            ) from None
     return float(total)
 
 
@@ -411,7 +419,7 @@ def predictive_interval(fit, X, prob, kind, draws, chains, random_state) -> xr.D
     """See :meth:`bayesnb.NaiveBayesFit.predictive_interval`."""
     prob, kind = check_prob(prob), check_kind(kind)
     p = posterior_predict(fit, X, draws, chains, random_state)
-    samples = p.values.reshape(-1, *p.shape[2:])  # (draws, rows, labels)
+    samples = p.values.reshape(p.shape[0] * p.shape[1], *p.shape[2:])  # (draws, rows, labels)
     if kind == "eti":
         lower, upper = np.quantile(samples, [(1.0 - prob) / 2.0, (1.0 + prob) / 2.0], axis=0)
     else:

@@ -202,3 +202,16 @@ def test_load_refuses_a_prior_where_the_family_has_none(tmp_path):
         out.to_netcdf(tmp_path / "bad.nc", engine="scipy")
         with pytest.raises(bnb.ModelFileError, match=message):
             bnb.load(tmp_path / "bad.nc")
+
+
+def test_log_evidence_and_a_constant_class_name_the_feature_and_a_remedy():
+    """A Gamma has no marginal likelihood: log_evidence says so by name. A class whose
+    values are all equal has no ML Gamma; the classifier's message names the families
+    that fit it."""
+    X = pd.DataFrame({"t": [1.0, 2.0, 3.0, 4.0, 5.0, 7.0]})
+    fit = bnb.NaiveBayes(bnb.Gamma()).fit(X, list("aaabbb"))
+    with pytest.raises(InputError, match=r"gamma feature 't' has no closed-form marginal"):
+        fit.log_evidence()
+    flat = pd.DataFrame({"t": [1.0, 1.0, 1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(InputError, match=r"class 'a' holds a single distinct .*bnb.Gaussian"):
+        bnb.NaiveBayes(bnb.Gamma()).fit(flat, list("aaabbb"))

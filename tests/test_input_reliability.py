@@ -496,3 +496,43 @@ def test_every_output_name_is_one_the_declaration_check_knows():
     seen = {str(v) for ds in datasets for v in (*ds.data_vars, *ds.dims, *ds.coords)}
     assert seen - known == set()
     assert {"mv_cov", "gau_ss", "gam_sum_log", "bin_lower", "c2_category"} <= seen
+
+
+# -- rows given as lists, feature_names ------------------------------------------------------
+
+
+def test_rows_mixing_strings_and_numbers_are_refused_not_stringified():
+    """NumPy turns [[1.0, "a"], ...] into strings, so 1.0 would become the category
+    '1.0' and 1 an unseen '1'. Rows of strings alone are fine."""
+    with pytest.raises(errors.InputError, match=r"mixing strings with other values .*DataFrame"):
+        bnb.NaiveBayes().fit([[1.0, "a"], [2.0, "b"], [1.0, "b"]], ["u", "v", "u"])
+    fit = bnb.NaiveBayes().fit([["x", "a"], ["y", "b"], ["x", "b"]], ["u", "v", "u"])
+    with pytest.raises(errors.InputError, match="mixing strings"):
+        fit.predict([[1, "a"]])
+    # the first column under Dirichlet(1): class u has x in both its rows, class v
+    # none of its one: P(x) = (2 + 1) / (2 + 2) and (0 + 1) / (1 + 2)
+    np.testing.assert_allclose(fit.params["x0"].sel(x0_category="x"), [3 / 4, 1 / 3])
+
+
+def test_feature_names_are_distinct_and_do_not_rename_a_frame():
+    A = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(errors.InputError, match=r"feature_names has duplicate names \['a'\]"):
+        bnb.NaiveBayes().fit(A, Y6, feature_names=["a", "a"])
+    frame = pd.DataFrame(A, columns=["p", "q"])
+    with pytest.raises(errors.InputError, match=r"feature_names=\['a', 'b'\] .*DataFrame"):
+        bnb.NaiveBayes().fit(frame, Y6, feature_names=["a", "b"])
+    fit = bnb.NaiveBayes().fit(frame, Y6, feature_names=["p", "q"])  # the same names: fine
+    assert fit.feature_names == ["p", "q"]
+
+
+def test_predictive_interval_of_no_rows_is_empty():
+    fit = bnb.NaiveBayes().fit(pd.DataFrame({"c": list("pqpqrr")}), Y6)
+    for kind in ("eti", "hdi"):
+        out = fit.predictive_interval(pd.DataFrame({"c": []}), kind=kind, draws=10)
+        assert out["lower"].shape == out["upper"].shape == (0, 2)
+
+
+def test_a_column_of_complex_numbers_is_named_as_unordered():
+    X = pd.DataFrame({"c": np.array([1 + 1j, 2, 3, 4, 5, 6])})
+    with pytest.raises(errors.InputError, match=r"column 'c' holds values of type complex"):
+        bnb.NaiveBayes().fit(X, Y6)

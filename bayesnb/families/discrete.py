@@ -1992,11 +1992,15 @@ def _sorted_values(values: list, columns: list) -> list:
         types = sorted({type(v).__name__ for v in values})
         examples = [next(_plain(v) for v in values if type(v).__name__ == t) for t in types]
         where = f"column {columns[0]!r}" if len(columns) == 1 else f"columns {columns[:5]!r}"
-        raise InputError(
-            f"{where} mixes values of the types {types} (e.g. {examples!r}), which cannot be "
+        held = (
+            f"holds values of type {types[0]} (e.g. {examples!r}), which have no order, so "
+            "they cannot be sorted into categories. Convert them, e.g. X[col].astype(str)"
+            if len(types) == 1
+            else f"mixes values of the types {types} (e.g. {examples!r}), which cannot be "
             "ordered into categories. Convert the column to one type, e.g. "
-            "X[col].astype(str)."
-        ) from None
+            "X[col].astype(str)"
+        )
+        raise InputError(f"{where} {held}.") from None
 
 
 def _group_table_entries(sizes: tuple[int, ...], n_classes: int) -> int:

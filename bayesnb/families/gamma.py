@@ -15,6 +15,12 @@ from bayesnb.families.base import Family
 #: Newton's steps on the shape stop below this relative change (a full maximization).
 _SHAPE_TOL = 1e-13
 _MAX_NEWTON = 200
+#: What to do where a class's maximum-likelihood Gamma does not exist.
+_REMEDY = (
+    "Declare the column with a family whose prior covers it (bnb.Gaussian(), or "
+    "bnb.Binned(bins=...)), or drop the class's rows; when clustering, use fewer "
+    "components."
+)
 
 
 class Gamma(Family):
@@ -144,8 +150,7 @@ class Gamma(Family):
             k, j = empty[0]
             raise InputError(
                 f"{self._what()}: class {names[k]!r} has no observed value in column "
-                f"{self.columns[j]!r}, so its maximum-likelihood Gamma is undefined. Use "
-                "fewer components."
+                f"{self.columns[j]!r}, so its maximum-likelihood Gamma is undefined. {_REMEDY}"
             )
         mean = total / n
         s = np.log(mean) - total_log / n  # log of mean minus mean of logs, >= 0
@@ -154,7 +159,7 @@ class Gamma(Family):
             raise InputError(
                 f"{self._what()}: class {names[k]!r} holds a single distinct value in column "
                 f"{self.columns[j]!r} (weight {float(n[k, j]):.6g}), where the Gamma's "
-                "likelihood grows without bound as its shape does. Use fewer components."
+                f"likelihood grows without bound as its shape does. {_REMEDY}"
             )
         if current is None or self.steps is None:
             shape = _shape_ml(s)

@@ -30,11 +30,13 @@ class Gaussian(Family):
     Parameters
     ----------
     prior : NormalInverseGamma, optional
-        Conjugate prior. The default is weak and scaled to the data: in a classifier
-        each class's prior is centred on the class's own mean with ``beta = alpha``
-        times the class's own variance (the pooled within-class variance where a
-        class's own is 0); in a mixture one prior from the mean and variance of all
-        the rows (see :class:`~bayesnb.priors.NormalInverseGamma`, *Default*).
+        Conjugate prior. The default is scaled to the data: in a classifier each
+        class's prior is centred on the class's own mean with ``beta = alpha`` times
+        the class's own variance (the pooled within-class variance where a class's
+        own is 0), a weak prior; in a mixture one prior from the mean and variance of
+        all the rows, which inflates the variances of components that lie far apart
+        (the guide's *The Gaussian's default prior* shows a weaker one; see also
+        :class:`~bayesnb.priors.NormalInverseGamma`, *Default*).
     ddof : {0, 1}
         For ``estimate="ml"``: 0 divides the sum of squares by N (the maximum
         likelihood variance), 1 by N - 1 (the unbiased variance).
