@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import numbers
+import warnings
 
 import numpy as np
 import xarray as xr
@@ -193,6 +194,15 @@ def posterior_tree(fit, draws: int, chains: int, random_state, data: bool) -> xr
     }
     if data and fit.training:
         groups.update(_data_groups(fit, post_class, post_params, (chains, draws), rng))
+    elif data:
+        warnings.warn(
+            "this fit holds no training rows (a model read by bnb.load, or made from "
+            "statistics), so its posterior has no observed_data, posterior_predictive or "
+            "log_likelihood group; az.loo and az.waic need the last. Fit the model on the "
+            "rows again to have them, or pass data=False for the posterior and prior alone.",
+            UserWarning,
+            stacklevel=3,
+        )
     for ds in groups.values():
         ds.attrs.update(attrs)
     return xr.DataTree.from_dict(groups)

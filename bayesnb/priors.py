@@ -1079,9 +1079,9 @@ class NormalInverseGamma:
 
         ``"ml"`` gives the sample mean and ``ss / (n - ddof)``: ``ddof=0`` is the
         maximum-likelihood (1/N) variance and ``ddof=1`` the unbiased (N-1) one. An
-        entry with no observation at all (``n = 0``, e.g. a class whose values of the
-        column are all missing) has no maximum-likelihood estimate: an error, as for
-        a discrete feature.
+        entry with no observation at all (``n = 0``, e.g. a class whose rows all have
+        weight 0, as scikit-learn allows) has no maximum-likelihood estimate and takes
+        the prior's mode, which no data moves.
         ``"predictive"`` returns the Student-t ``(df, loc, scale**2)`` instead.
         ``var_floor`` is added to every variance (the Student-t's ``scale**2``).
 
@@ -1108,14 +1108,7 @@ class NormalInverseGamma:
         if estimate == "ml":
             shape = np.broadcast_shapes(n.shape, mean.shape, ss.shape)
             empty = np.broadcast_to(n <= 0, shape)
-            if np.any(empty):
-                raise InputError(
-                    f"estimate='ml' is undefined for {what} in {where(empty)}: no value is "
-                    "observed there (n = 0), so nothing gives its mean and variance. Use "
-                    "estimate='map' or 'mean', which take the Normal-Inverse-Gamma prior "
-                    "there."
-                )
-            few = np.broadcast_to(n - ddof <= 0, shape)
+            few = np.broadcast_to(n - ddof <= 0, shape) & ~empty
             if np.any(few):
                 raise InputError(
                     f"estimate='ml' with ddof={ddof} needs more than {ddof} observation(s) "
@@ -1123,7 +1116,13 @@ class NormalInverseGamma:
                     f"{int(np.min(n))}. Use estimate='map' or 'mean', which borrow "
                     "strength from the Normal-Inverse-Gamma prior."
                 )
-            var = ss / (n - ddof) + var_floor
+            with np.errstate(divide="ignore", invalid="ignore"):
+                var = ss / (n - ddof)
+            if np.any(empty):  # nothing observed: the prior's mode
+                prior_mu, prior_var = self.mode()
+                mean = np.where(empty, prior_mu, mean)
+                var = np.where(empty, prior_var, var)
+            var = var + var_floor
             if np.any(var <= 0):
                 fewest = np.min(np.broadcast_to(n, var.shape)[var <= 0])
                 raise InputError(

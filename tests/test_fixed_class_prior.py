@@ -154,16 +154,15 @@ def test_the_floor_is_saved_and_refused_by_em(tmp_path):
         bnb.Gaussian(var_floor=-1.0)
 
 
-def test_a_class_with_no_weight_has_no_ml_estimate_and_takes_the_prior_mode_under_map():
-    """Under "ml" a class with no weight has no estimate: an error naming it (as for a
-    discrete feature), not the prior's mode labelled "ml". Under "map" it takes the
-    prior's mode, (mu0, beta / (alpha + 3/2))."""
+def test_a_class_with_no_weight_takes_the_prior_mode_under_ml():
     prior = bnb.NormalInverseGamma(1.0, 1.0, 2.0, 7.0)
     x = X.copy()
     x[0, 1] = 4.0  # class 0's columns vary
-    model = bnb.NaiveBayes(bnb.Gaussian(prior))
-    with pytest.raises(bnb.InputError, match=r"'ml' is undefined .*class 1.*n = 0"):
-        model.fit(x, Y, estimate="ml", sample_weight=[1, 1, 0, 0, 0], class_estimate="mean")
-    fit = model.fit(x, Y, estimate="map", sample_weight=[1, 1, 0, 0, 0], class_estimate="mean")
+    fit = bnb.NaiveBayes(bnb.Gaussian(prior)).fit(
+        x, Y, estimate="ml", sample_weight=[1, 1, 0, 0, 0], class_estimate="mean"
+    )
+    # class 0: its ML mean and variance; class 1 (no weight): (mu0, beta / (alpha + 1.5))
+    np.testing.assert_allclose(fit.block_params[0]["mu"][0], [1.0, 2.5])
+    np.testing.assert_allclose(fit.block_params[0]["var"][0], [1.0, 2.25])
     np.testing.assert_allclose(fit.block_params[0]["mu"][1], [1.0, 1.0])
     np.testing.assert_allclose(fit.block_params[0]["var"][1], [7.0 / 3.5, 7.0 / 3.5])

@@ -359,7 +359,8 @@ def test_a_loaded_model_has_the_posterior_without_the_data_groups(tmp_path, mixe
     _, _, fit = mixed
     fit.save(tmp_path / "m.nc")
     loaded = bnb.load(tmp_path / "m.nc")
-    tree = loaded.posterior(draws=10, chains=2, random_state=4)
+    with pytest.warns(UserWarning, match="no training rows .*data=False"):
+        tree = loaded.posterior(draws=10, chains=2, random_state=4)
     assert set(tree.children) == {"posterior", "prior"}
     same = fit.posterior(draws=10, chains=2, random_state=4, data=False)
     xr.testing.assert_identical(
