@@ -43,7 +43,7 @@ from bayesnb.families.base import count_at, fused_groups, joined
 from bayesnb.mixture import MixtureFit, _Problem, _State
 from bayesnb.model import feature_log_likelihood
 from bayesnb.posterior import CHUNK_ENTRIES, _attrs, observed_values, stacked_dataset
-from bayesnb.priors import log_gamma_draws
+from bayesnb.priors import _PACKAGE_DIR, log_gamma_draws
 
 SAMPLERS = ("gibbs", "nuts", "nutpie")
 
@@ -52,6 +52,10 @@ SAMPLERS = ("gibbs", "nuts", "nutpie")
 #: posterior's bulk, so its warm-up is a short burn-in.
 NUTS_TUNE = 1000
 GIBBS_BURN_IN = 200
+#: The defaults of ``draws`` (kept draws per chain), ``chains`` and ``sampler``.
+DEFAULT_DRAWS = 1000
+DEFAULT_CHAINS = 4
+DEFAULT_SAMPLER = "gibbs"
 
 
 @dataclass
@@ -69,7 +73,11 @@ class Draws:
 
 
 def check_options(sampler, draws, chains, tune) -> tuple[str, int, int, int]:
-    """The MCMC options, checked (errors name the parameter)."""
+    """The MCMC options, checked (errors name the parameter), their defaults filled in
+    for those that are None."""
+    sampler = DEFAULT_SAMPLER if sampler is None else sampler
+    draws = DEFAULT_DRAWS if draws is None else draws
+    chains = DEFAULT_CHAINS if chains is None else chains
     if sampler not in SAMPLERS:
         raise InputError(
             f"sampler must be one of {SAMPLERS}; got {sampler!r}. 'gibbs' (the default) "
@@ -424,11 +432,14 @@ class MCMCMixtureFit(MixtureFit):
         Draws whose labels relabelling permuted.
     sampler : str
     diagnostics : dict
-        ``max_r_hat``, ``min_ess_bulk`` (over every parameter of the relabelled
-        posterior), ``n_divergent`` (NUTS), ``n_permuted``, ``seconds``.
+        ``max_r_hat``, ``min_ess_bulk`` (ArviZ's, over every parameter of the
+        relabelled posterior that is not constant), ``n_divergent`` (NUTS),
+        ``n_permuted``, ``seconds``. ``max_r_hat`` and ``min_ess_bulk`` are NaN when
+        ArviZ cannot compute them (fewer than 4 draws per chain, or one chain for
+        r_hat).
     converged : bool
-        Whether every r_hat of the relabelled posterior is at most 1.01 (else the fit
-        warns).
+        Whether every r_hat of the relabelled posterior is at most 1.01; False when
+        r_hat could not be computed. Else the fit warns.
     """
 
     trace = None
@@ -483,8 +494,6 @@ def sample_mixture(problem: _Problem, reference: MixtureFit, sampler, draws, cha
 
 
 def _fit_from(problem, reference, raw: Draws, done: Relabelled, sampler, seconds):
-    import arviz as az
-
     chains, n_draws = raw.shape
     lead = {"chain": np.arange(chains), "draw": np.arange(n_draws)}
     posterior = stacked_dataset(
@@ -534,33 +543,81 @@ def _fit_from(problem, reference, raw: Draws, done: Relabelled, sampler, seconds
     fit.reference = reference
     fit.n_permuted = int(done.permuted.sum())
     fit.sampler = sampler
+    _diagnose(fit, raw, sampler, seconds)
+    return fit
+
+
+def _diagnose(fit: MCMCMixtureFit, raw: Draws, sampler: str, seconds: float) -> None:
+    """``fit.diagnostics`` and ``fit.converged`` from ArviZ's r_hat and bulk ESS of the
+    relabelled posterior, with a ``ConvergenceWarning`` when the chains disagree or
+    when the diagnostics cannot be computed.
+
+    A parameter that is constant over every draw (one component's weight 1) has no
+    spread, so its r_hat and ESS are NaN by nature and are left out. Any other NaN
+    means ArviZ could not compute the diagnostic (too few draws or chains: its split
+    r_hat needs at least 4 draws per chain and 2 chains); ``max_r_hat`` and
+    ``min_ess_bulk`` are then NaN and the fit is not converged, rather than read as
+    r_hat 1 and infinite ESS.
+    """
+    import arviz as az
+
+    posterior = fit.trace["posterior"].ds
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-        # a constant (one component's weight 1): no spread, so r_hat and ESS are NaN
-        warnings.simplefilter("ignore", RuntimeWarning)
-        r_hat = az.rhat(fit.trace["posterior"].ds)
-        ess = az.ess(fit.trace["posterior"].ds)
+        warnings.simplefilter("ignore", RuntimeWarning)  # NaN where a draw is constant
+        r_hat = az.rhat(posterior)
+        ess = az.ess(posterior)
+    undefined, worst = [], {}  # the largest r_hat of every parameter that moves
+    r_all, ess_all = [], []
+    for name in posterior.data_vars:
+        moves = np.ptp(posterior[name].values, axis=(0, 1)) > 0  # constant: NaN by nature
+        r, e = np.asarray(r_hat[name].values)[moves], np.asarray(ess[name].values)[moves]
+        if np.any(np.isnan(r) | np.isnan(e)):
+            undefined.append(name)
+        if r.size and not np.isnan(r).any():
+            worst[name] = float(r.max())
+        r_all.append(r)
+        ess_all.append(e)
+    # NaN when ArviZ gives NaN for a parameter that moves; with every parameter
+    # constant, r_hat 1 and ESS infinite
+    r_all, ess_all = np.concatenate(r_all), np.concatenate(ess_all)
+    max_r_hat = float("nan") if np.isnan(r_all).any() else float(np.max(r_all, initial=1.0))
+    min_ess = float("nan") if np.isnan(ess_all).any() else float(np.min(ess_all, initial=np.inf))
     fit.diagnostics = {
-        "max_r_hat": float(np.nanmax([np.nanmax(v.values, initial=1.0) for v in r_hat.values()])),
-        "min_ess_bulk": float(
-            np.nanmin([np.nanmin(v.values, initial=np.inf) for v in ess.values()])
-        ),
+        "max_r_hat": max_r_hat,
+        "min_ess_bulk": min_ess,
         "n_divergent": int(np.sum(raw.sample_stats.get("diverging", 0))),
         "n_permuted": fit.n_permuted,
         "seconds": seconds,
     }
-    fit.converged = fit.diagnostics["max_r_hat"] <= 1.01  # the chains agree
-    if not fit.converged:
-        from sklearn.exceptions import ConvergenceWarning  # imported when it is needed
+    fit.converged = bool(max_r_hat <= 1.01) and not undefined  # the chains agree
+    if fit.converged:
+        return
+    from sklearn.exceptions import ConvergenceWarning  # imported when it is needed
 
-        worst = max(r_hat.data_vars, key=lambda v: float(np.nanmax(r_hat[v].values, initial=1)))
+    chains, n_draws = raw.shape
+    if undefined:  # NaN where the draws move: too few draws or chains
+        why = [f"{n_draws} draw(s) per chain, fewer than 4"] if n_draws < 4 else []
+        why += [f"{chains} chain, fewer than 2"] if chains < 2 else []
+        more = f" (and {len(undefined) - 5} more)" if len(undefined) > 5 else ""
         warnings.warn(
-            f"MCMC ({sampler}) has r_hat = {fit.diagnostics['max_r_hat']:.3f} > 1.01 after "
-            f"relabelling, on {worst!r}: the chains disagree. Draw more (draws=, tune=), "
-            "or check the trace (fit.trace['posterior']).",
+            f"MCMC ({sampler}): r_hat or ESS could not be computed: ArviZ gives NaN for "
+            f"{', '.join(map(repr, undefined[:5]))}{more} from {chains} chain(s) of {n_draws} "
+            f"draw(s) ({'; '.join(why) or 'non-finite draws'}; its r_hat needs at least 4 "
+            "draws per chain and 2 chains, its ESS 4 draws). diagnostics reports "
+            f"max_r_hat={max_r_hat:.4g} and min_ess_bulk={min_ess:.4g}, and converged=False. "
+            "Sample at least 4 draws per chain and 2 chains: the defaults, draws=1000 and "
+            "chains=4, are ample.",
             ConvergenceWarning,
-            stacklevel=4,
+            skip_file_prefixes=(_PACKAGE_DIR,),  # the user's call
         )
-    return fit
+        return
+    warnings.warn(
+        f"MCMC ({sampler}) has r_hat = {max_r_hat:.3f} > 1.01 after relabelling, on "
+        f"{max(worst, key=worst.get)!r}: the chains disagree. Draw more (draws=, tune=), or "
+        "check the trace (fit.trace['posterior']).",
+        ConvergenceWarning,
+        skip_file_prefixes=(_PACKAGE_DIR,),  # the user's call
+    )
 
 
 def _log_likelihood_group(pointwise: np.ndarray, lead: dict) -> xr.Dataset:

@@ -86,6 +86,13 @@ ONE_THREAD_ENTRIES = 2 * 10**5
 RANDOM_INITS = ("kmeans", "k-means++", "random", "assign")
 
 
+class _CollapseError(InputError):
+    """An M-step of one EM run that failed: a component shrank onto too few rows or
+    distinct values for its estimate (under ``estimate="ml"`` the likelihood grows
+    without bound there). The restart it stopped is set aside (:func:`_restart_fits`);
+    only when every restart failed is it an error."""
+
+
 class MonotonicityError(RuntimeError):
     """EM's objective decreased by more than round-off between two iterations.
 
@@ -171,6 +178,7 @@ class _Run:
     seconds: float = 0.0
     n_sweeps: int = 0  # passes over the data, rejected extrapolations included
     saddle: bool = False  # stopped where a perturbation raises the objective
+    failure: InputError | None = None  # the M-step error that stopped it (a collapse)
 
 
 def _nbytes(enc) -> int:
@@ -433,8 +441,9 @@ class _Problem:
         if empty.size and "ml" in (self.estimates["class"], *self.estimates["features"].values()):
             raise InputError(
                 f"component {self.labels[int(empty[0])]!r} has no members (total "
-                "responsibility 0), so its maximum-likelihood estimates are undefined. Use "
-                "estimate='map' or 'mean', or fewer components."
+                "responsibility 0), so its maximum-likelihood estimates are undefined. Leave "
+                "estimate unset (the per-family default: 'mean' for discrete features, 'map' "
+                "for Gaussian ones), or fit fewer components."
             )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ZeroProbabilityWarning)
@@ -547,7 +556,7 @@ class _Problem:
             state = self.estimate(sweep.stats, sweep.class_counts, sweep.at)
             self.check_resolution(state)
         except InputError as err:
-            raise InputError(f"EM restart {restart}, iteration {iteration}: {err}") from err
+            raise _CollapseError(f"EM restart {restart}, iteration {iteration}: {err}") from err
         return state
 
     # -- the precision of Gaussian parameters -------------------------------------------
@@ -613,7 +622,7 @@ class _Problem:
         1``, ...). In the compiled loop the restarts advance together, each as it
         would alone, and each run's ``seconds`` is its share of the loop's time, in
         proportion to its sweeps; a restart the loop stops at something irregular
-        runs again in the Python loop (:meth:`_run_python`), which raises the error."""
+        runs again in the Python loop (:meth:`_run_python`), which says what it was."""
         if self.compiled is None:
             return [
                 self._run_python(s, max_iter, tol, first + i, accelerate)
@@ -650,65 +659,75 @@ class _Problem:
 
         self.check_resolution(state)
         slack = [self.resolution_slack(state)]
+        accepted = [state]  # the state of the last accepted point, which ``sweep`` swept
 
         def accept(new_sweep: _Sweep, at: _State) -> None:
             history.append(new_sweep.objective)
             slack.append(self.resolution_slack(at))
             _check_increase(history, self.n, len(history) - 1, restart, max(slack[-2:]))
+            accepted[0] = at
 
-        while len(history) - 1 < max_iter:
-            iteration = len(history)
-            if not accelerate or max_iter - (len(history) - 1) < 3:
-                state = self._m_step(sweep, restart, iteration)
+        failure = None
+        try:
+            while len(history) - 1 < max_iter:
+                iteration = len(history)
+                if not accelerate or max_iter - (len(history) - 1) < 3:
+                    state = self._m_step(sweep, restart, iteration)
+                    sweep = self.sweep(state, buffers)
+                    n_sweeps += 1
+                    accept(sweep, state)
+                    checkpoints.append(sweep.objective)
+                    if _converged(checkpoints, target):
+                        converged = True
+                        break
+                    continue
+                # One SQUAREM cycle from theta0 = state.
+                theta0, start_objective = state, sweep.objective
+                theta1 = self._m_step(sweep, restart, iteration)
+                sweep = self.sweep(theta1, buffers)
+                n_sweeps += 1
+                accept(sweep, theta1)
+                first_objective = sweep.objective
+                gain = first_objective - start_objective
+                if gain <= _FIXED_POINT_ULPS * np.spacing(abs(start_objective)):  # a fixed point
+                    state = theta1
+                    converged = True
+                    break
+                theta2 = self._m_step(sweep, restart, iteration + 1)
+                theta_x, alpha, rate = _extrapolate(self, theta0, theta1, theta2, step_max)
+                rates.append(rate)
+                trial = None
+                if theta_x is not theta2:
+                    trial = self._try(theta_x, buffers, first_objective)
+                    n_sweeps += 1
+                if trial is None and theta_x is not theta2:  # it would lower the objective
+                    step_max = max(1.0, step_max / _STEP_FACTOR)
+                elif alpha <= -step_max:  # the step length reached its bound: let it grow
+                    step_max *= _STEP_FACTOR
+                if trial is None:
+                    sweep, theta_next = self.sweep(theta2, buffers), None
+                    n_sweeps += 1
+                else:
+                    sweep, theta_next = trial
+                accept(sweep, theta2 if trial is None else theta_x)
+                accepted_objective = sweep.objective
+                # The stabilizing EM step from the accepted point.
+                state = (
+                    theta_next
+                    if theta_next is not None
+                    else self._m_step(sweep, restart, len(history))
+                )
                 sweep = self.sweep(state, buffers)
                 n_sweeps += 1
                 accept(sweep, state)
-                checkpoints.append(sweep.objective)
-                if _converged(checkpoints, target):
+                cycle_gain = sweep.objective - start_objective
+                if _converged_cycle(
+                    cycle_gain, sweep.objective - accepted_objective, rates, target
+                ):
                     converged = True
                     break
-                continue
-            # One SQUAREM cycle from theta0 = state.
-            theta0, start_objective = state, sweep.objective
-            theta1 = self._m_step(sweep, restart, iteration)
-            sweep = self.sweep(theta1, buffers)
-            n_sweeps += 1
-            accept(sweep, theta1)
-            first_objective = sweep.objective
-            gain = first_objective - start_objective
-            if gain <= _FIXED_POINT_ULPS * np.spacing(abs(start_objective)):  # a fixed point
-                state = theta1
-                converged = True
-                break
-            theta2 = self._m_step(sweep, restart, iteration + 1)
-            theta_x, alpha, rate = _extrapolate(self, theta0, theta1, theta2, step_max)
-            rates.append(rate)
-            trial = None
-            if theta_x is not theta2:
-                trial = self._try(theta_x, buffers, first_objective)
-                n_sweeps += 1
-            if trial is None and theta_x is not theta2:  # it would lower the objective
-                step_max = max(1.0, step_max / _STEP_FACTOR)
-            elif alpha <= -step_max:  # the step length reached its bound: let it grow
-                step_max *= _STEP_FACTOR
-            if trial is None:
-                sweep, theta_next = self.sweep(theta2, buffers), None
-                n_sweeps += 1
-            else:
-                sweep, theta_next = trial
-            accept(sweep, theta2 if trial is None else theta_x)
-            accepted_objective = sweep.objective
-            # The stabilizing EM step from the accepted point.
-            state = (
-                theta_next if theta_next is not None else self._m_step(sweep, restart, len(history))
-            )
-            sweep = self.sweep(state, buffers)
-            n_sweeps += 1
-            accept(sweep, state)
-            cycle_gain = sweep.objective - start_objective
-            if _converged_cycle(cycle_gain, sweep.objective - accepted_objective, rates, target):
-                converged = True
-                break
+        except _CollapseError as err:  # a component collapsed: stop at the last point
+            state, converged, failure = accepted[0], False, err  # ``sweep`` swept it
         return _Run(
             state,
             history,
@@ -718,6 +737,7 @@ class _Problem:
             converged,
             seconds=time.perf_counter() - start,
             n_sweeps=n_sweeps,
+            failure=failure,
         )
 
     def _buffers(self):
@@ -764,6 +784,8 @@ class _Problem:
         resp /= resp.sum(axis=0)
         state = self.estimate(*self.statistics(self.fix_known(resp), run.state))
         probe = self.run(state, max_iter, tol, restart, accelerate)
+        if probe.failure is not None:  # a component collapsed on the way: no maximum found
+            return None
         top = run.history[-1]
         if probe.history[-1] > top + _saddle_slack(top, self.n, tol * self.total_weight):
             return probe
@@ -1014,12 +1036,12 @@ def fit_mixture(
     sample_weight=None,
     random_state=None,
     feature_names=None,
-    sampler: str = "gibbs",
-    draws: int = 1000,
-    chains: int = 4,
+    sampler: str | None = None,
+    draws: int | None = None,
+    chains: int | None = None,
     tune: int | None = None,
     hard: bool = False,
-    persist: bool = True,
+    persist: bool | None = None,
 ) -> MixtureFit:
     """Cluster ``X`` with the naive Bayes mixture declared by ``model`` (Autoclass).
 
@@ -1047,16 +1069,18 @@ def fit_mixture(
         option here), then Markov chain Monte Carlo from the EM fit, its draws
         relabelled to it (see :mod:`bayesnb.mcmc`); returns a
         :class:`bayesnb.mcmc.MCMCMixtureFit`.
-    sampler : {"gibbs", "nuts", "nutpie"}
-        With ``method="mcmc"``: the conjugate blocked Gibbs sampler (default, the
-        fast one), or NUTS on the PyMC model of the declaration (``"nutpie"``: NUTS
-        by nutpie, an optional dependency).
-    draws, chains, tune : int
-        With ``method="mcmc"``: kept draws per chain (default 1000), chains (4), and
-        discarded warm-up draws per chain. ``tune=None`` (default): 1000 for NUTS,
+    sampler : {"gibbs", "nuts", "nutpie"}, optional
+        With ``method="mcmc"`` only: the conjugate blocked Gibbs sampler (default,
+        the fast one), or NUTS on the PyMC model of the declaration (``"nutpie"``:
+        NUTS by nutpie, an optional dependency).
+    draws, chains, tune : int, optional
+        With ``method="mcmc"`` only: kept draws per chain (default 1000), chains (4),
+        and discarded warm-up draws per chain. ``tune`` unset: 1000 for NUTS,
         which adapts its step size and mass matrix then; 200 for the Gibbs sampler,
         which has nothing to adapt and starts at the EM fit, in the posterior's bulk,
-        so its warm-up is only a burn-in.
+        so its warm-up is only a burn-in. Giving any of ``sampler``, ``draws``,
+        ``chains`` or ``tune`` with ``method="em"`` is an error (EM would not use
+        them).
     estimate : {None, "mean", "map", "ml"}
         M-step estimator for every feature without its own ``estimate``. ``None``
         (default) chooses per family: ``"mean"`` for discrete features (Bernoulli,
@@ -1091,12 +1115,17 @@ def fit_mixture(
         Binned block), or a fitted model of the same declaration: the starting
         parameters.
     n_init : int, optional
-        Restarts, each from its own random start (``"kmeans"``, ``"k-means++"`` or
-        ``"random"``); the fit with the highest final objective is returned and every
-        restart stays in :attr:`MixtureFit.restarts`. Default: 5, where restarts are
-        cheap (``X`` of at most :data:`AUTO_RESTART_ENTRIES` entries, or
-        ``init="random"``), else 1 (as scikit-learn's ``GaussianMixture``); 1 from a
-        given start.
+        Restarts, each from its own random start (``"kmeans"``, ``"k-means++"``,
+        ``"random"`` or ``"assign"``); the fit with the highest final objective is
+        returned and every restart stays in :attr:`MixtureFit.restarts`. Default: 5,
+        where restarts are cheap (``X`` of at most :data:`AUTO_RESTART_ENTRIES` entries, rows times
+        columns, or ``init="random"`` or ``"assign"``), else 1 (as scikit-learn's
+        ``GaussianMixture``); 1 from a start that is not random (``"uniform"``, or a
+        start given). A restart in which a component collapses (under
+        ``estimate="ml"``, where the likelihood grows without bound) is set aside: it
+        stays in :attr:`MixtureFit.restarts` with its ``failure``, a
+        ``ConvergenceWarning`` says why, and the best of the others is returned; only
+        when every restart collapses is it an error.
     max_iter : int, default 2000
         EM steps (one M-step and one sweep over the data each, counting accelerated
         points) per restart. Reaching it without converging raises a
@@ -1125,9 +1154,10 @@ def fit_mixture(
         (``class_prior=bnb.PointMass(...)``) and ``estimate="ml"``, it is k-means
         (Lloyd's algorithm).
 
-    persist : bool, default True
-        Dask only: keep every partition encoded on its worker between sweeps; False
-        reads the partitions again at every sweep (data beyond the cluster's memory).
+    persist : bool, optional
+        Dask only (an error for ``X`` in memory): keep every partition encoded on its
+        worker between sweeps (True, the default); False reads the partitions again at
+        every sweep (data beyond the cluster's memory).
 
     Returns
     -------
@@ -1182,6 +1212,8 @@ def fit_mixture(
         from bayesnb.mcmc import check_options
 
         sampler, draws, chains, tune = check_options(sampler, draws, chains, tune)
+    else:
+        _refuse_mcmc_options(sampler=sampler, draws=draws, chains=chains, tune=tune)
     for name, value in (("estimate", estimate), ("class_estimate", class_estimate)):
         if value is not None and not isinstance(value, str):
             raise InputTypeError(
@@ -1217,18 +1249,29 @@ def fit_mixture(
         )
     rng = random_generator(random_state)
     if isinstance(init, str) and init not in INITS:
-        raise InputError(f"init must be one of {INITS}, an array or parameters; got {init!r}.")
+        raise InputError(
+            f"init must be one of {', '.join(map(repr, INITS))}, an (n, K) array of "
+            f"responsibilities, parameters or a fitted model; got {init!r}. Leave it unset "
+            "for 'kmeans' (the default)."
+        )
     if not isinstance(init, str | np.ndarray | dict | xr.Dataset | FittedModel):
         raise InputTypeError(
-            f"init must be 'random', 'uniform', an (n, K) numpy array of responsibilities, "
-            f"parameters (an xarray.Dataset or dict) or a fitted model; got "
-            f"{type(init).__name__}. Wrap responsibilities in np.asarray."
+            f"init must be one of {', '.join(map(repr, INITS))}, an (n, K) numpy array of "
+            "responsibilities, parameters (an xarray.Dataset or dict) or a fitted model; got "
+            f"{type(init).__name__}. Leave it unset for 'kmeans' (the default), or wrap "
+            "responsibilities in np.asarray."
         )
     given_start = not random_start
     if given_start and n_init not in (None, 1):
         raise InputError(
             f"n_init={n_init} restarts need random starts, but init={_describe(init)} is "
             "deterministic. Use n_init=1, or init='random'."
+        )
+    if persist is not None and not is_dask(X):
+        raise InputError(
+            f"persist={persist!r} is an option of clustering a Dask collection (whether its "
+            f"partitions stay encoded on the workers), and X is in memory "
+            f"({type(X).__name__}). Leave persist out."
         )
     if is_dask(X):
         if method != "em":
@@ -1254,7 +1297,7 @@ def fit_mixture(
             rng=rng,
             feature_names=feature_names,
             hard=hard,
-            persist=persist,
+            persist=True if persist is None else persist,
         )
 
     table = Table(X, feature_names=feature_names)
@@ -1278,6 +1321,19 @@ def fit_mixture(
 
         return sample_mixture(problem, fits[best], sampler, draws, chains, tune, rng)
     return fits[best]
+
+
+def _refuse_mcmc_options(**given) -> None:
+    """Raise naming the MCMC options (``sampler``, ``draws``, ``chains``, ``tune``)
+    given with ``method="em"``, which EM would not use."""
+    named = {name: value for name, value in given.items() if value is not None}
+    if named:
+        listed = ", ".join(f"{name}={value!r}" for name, value in named.items())
+        raise InputError(
+            f"{listed}: MCMC option(s), which method='em' (the default) does not use. Give "
+            f"method='mcmc' to sample the posterior after EM, or leave "
+            f"{', '.join(named)} out."
+        )
 
 
 def _one_thread(table: Table, init):
@@ -1340,15 +1396,46 @@ def _run_restarts(problem, init, n_init, rng, large, max_iter, tol, accelerate):
 
 def _restart_fits(problem: _Problem, runs: list, init, max_iter: int, tol: float):
     """Every restart's fit and the best one's index, with the warnings a stalled
-    restart or a saddle calls for."""
+    restart, a saddle or a collapsed restart calls for.
+
+    A restart whose M-step failed (a component collapsed: :class:`_CollapseError`) is
+    set aside: it stays in ``restarts`` with its ``failure``, and the best of the others
+    is returned, with a ``ConvergenceWarning`` saying how many collapsed and why. When
+    every restart collapsed there is no fit, and that is an error.
+    """
     fits = [MixtureFit._from_run(problem, run, init=_describe(init)) for run in runs]
-    best = int(np.argmax([f.objective for f in fits]))
+    failed = [i for i, f in enumerate(fits) if f.failure is not None]
+    ml = "ml" in (problem.estimates["class"], *problem.estimates["features"].values())
+    remedy = (
+        " Under estimate='ml' the likelihood grows without bound where a component "
+        "collapses: leave estimate unset or give estimate='map' (for Gaussian features "
+        "the default), whose priors keep every component spread, or fit fewer components."
+        if ml
+        else " Fit fewer components, or follow the remedy above."
+    )
+    if len(failed) == len(fits):
+        which = "its only restart" if len(fits) == 1 else f"every one of its {len(fits)} restarts"
+        raise InputError(
+            f"EM failed in {which}, so there is no fit to return: {runs[0].failure}{remedy}"
+        ) from runs[0].failure
+    best = max((i for i in range(len(fits)) if i not in failed), key=lambda i: fits[i].objective)
     for fit in fits:
         fit.restarts = fits
         fit.best_restart = best
-    stalled = [i for i, f in enumerate(fits) if not f.converged and not f.saddle]
-    if stalled or fits[best].saddle:
+    stalled = [
+        i for i, f in enumerate(fits) if not f.converged and not f.saddle and f.failure is None
+    ]
+    if failed or stalled or fits[best].saddle:
         from sklearn.exceptions import ConvergenceWarning  # imported when it is needed
+    if failed:
+        warnings.warn(
+            f"EM set aside {len(failed)} of {len(fits)} restarts, where a component "
+            f"collapsed (restart {failed[0]}: {runs[failed[0]].failure}); the fit is the best "
+            f"of the other {len(fits) - len(failed)}. The set-aside restarts stay in "
+            f"restarts, each with its failure (restart_table() lists them).{remedy}",
+            ConvergenceWarning,
+            skip_file_prefixes=(_PACKAGE_DIR,),  # the user's call
+        )
     if stalled:
         which = "" if fits[best].converged or fits[best].saddle else ", the best one included"
         warnings.warn(
@@ -1529,6 +1616,12 @@ class MixtureFit(FittedModel):
         :math:`P(C_i = k \\mid x_i)` of the training rows (known rows one-hot).
     restarts : list of MixtureFit
         Every restart's fit; ``restarts[best_restart]`` is this one.
+    failure : str or None
+        Why EM set this restart aside: an M-step failed because a component collapsed
+        onto too few rows or distinct values for its estimate (under ``estimate="ml"``
+        the likelihood grows without bound there); the fit holds the parameters of the
+        last point before it. None for a restart that ran to its end, as the returned
+        fit always did.
     n_samples : int
         Training rows.
     total_weight : float
@@ -1574,6 +1667,7 @@ class MixtureFit(FittedModel):
     seconds = None
     n_sweeps = None
     saddle = False
+    failure = None
 
     @classmethod
     def _at(cls, problem: _Problem, state: _State) -> MixtureFit:
@@ -1607,6 +1701,7 @@ class MixtureFit(FittedModel):
         fit.seconds = run.seconds
         fit.n_sweeps = run.n_sweeps
         fit.saddle = bool(run.saddle)
+        fit.failure = None if run.failure is None else str(run.failure)
         return fit
 
     def __repr__(self) -> str:
@@ -1621,9 +1716,11 @@ class MixtureFit(FittedModel):
         """Every restart of this fit, one row each in the order they ran: its final
         ``objective`` and ``log_likelihood``, ``gap`` (its objective minus the best
         one, 0 for the restarts that reached it), ``n_iter``, ``n_sweeps``,
-        ``converged``, ``saddle``, and ``best`` for the restart this fit is. How many
-        restarts share the best objective shows how hard the optimum is to reach; a
-        spread of gaps shows the local optima.
+        ``converged``, ``saddle``, ``failure`` (why EM set the restart aside, a
+        component having collapsed; empty for the others, whose gap alone is defined)
+        and ``best`` for the restart this fit is. How many restarts share the best
+        objective shows how hard the optimum is to reach; a spread of gaps shows the
+        local optima.
 
         A fit without restarts (one loaded from a file, say) is a table of itself.
 
@@ -1638,16 +1735,17 @@ class MixtureFit(FittedModel):
         """
         self._need_fit("restart_table")
         fits = self.restarts or [self]
-        best = max(fit.objective for fit in fits)
+        best = max(fit.objective for fit in fits if fit.failure is None)
         table = pd.DataFrame(
             {
                 "objective": [fit.objective for fit in fits],
                 "log_likelihood": [fit.log_likelihood for fit in fits],
-                "gap": [fit.objective - best for fit in fits],
+                "gap": [np.nan if fit.failure else fit.objective - best for fit in fits],
                 "n_iter": [fit.n_iter for fit in fits],
                 "n_sweeps": [fit.n_sweeps for fit in fits],
                 "converged": [bool(fit.converged) for fit in fits],
                 "saddle": [bool(fit.saddle) for fit in fits],
+                "failure": [fit.failure or "" for fit in fits],
                 "best": [fit is self for fit in fits],
             },
             index=pd.RangeIndex(len(fits), name="restart"),

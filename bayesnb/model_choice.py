@@ -79,17 +79,7 @@ def compare_components(
             "pattern statistics count every row once. Repeat the rows instead, or fit "
             "each K with model.cluster(..., sample_weight=...) and compare log_likelihood."
         )
-    for name, value in (("k_max", k_max), ("k_min", k_min)):
-        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-            raise InputTypeError(
-                f"{name} must be an int >= 1 (a number of components); got {value!r} "
-                f"({type(value).__name__}). Give a whole number, e.g. {name}=3."
-            )
-    if not 1 <= k_min <= k_max:
-        raise InputError(
-            f"compare_components needs 1 <= k_min <= k_max; got k_min={k_min!r}, "
-            f"k_max={k_max!r}. Give k_max >= k_min >= 1."
-        )
+    _check_k_range(X, k_min, k_max, options, "compare_components")
     rows, fits = [], {}
     for K in range(int(k_min), int(k_max) + 1):
         fit = model.cluster(X, K, **options)
@@ -153,6 +143,7 @@ def compare_covariances(
     from bayesnb.families import MultivariateGaussian
     from bayesnb.naive_bayes import NaiveBayes
 
+    _check_k_range(X, k_min, k_max, options, "compare_covariances")
     rows, fits = [], {}
     for covariance in covariances:
         model = NaiveBayes(MultivariateGaussian(prior, covariance=covariance))
@@ -175,6 +166,34 @@ def compare_covariances(
             )
     table = pd.DataFrame(rows).set_index(["covariance", "n_components"])
     return (table, fits) if return_fits else table
+
+
+def _check_k_range(X, k_min, k_max, options: dict, caller: str) -> None:
+    """Refuse, before anything is fitted, a ``k_min``/``k_max`` that is not a whole
+    number with 1 <= k_min <= k_max, or a ``k_max`` beyond the rows of an in-memory
+    ``X`` (a mixture has at most one component per row)."""
+    from bayesnb.dask import is_dask
+
+    for name, value in (("k_max", k_max), ("k_min", k_min)):
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+            raise InputTypeError(
+                f"{name} must be an int >= 1 (a number of components); got {value!r} "
+                f"({type(value).__name__}). Give a whole number, e.g. {name}=3."
+            )
+    if not 1 <= k_min <= k_max:
+        raise InputError(
+            f"{caller} needs 1 <= k_min <= k_max; got k_min={k_min!r}, "
+            f"k_max={k_max!r}. Give k_max >= k_min >= 1."
+        )
+
+    if is_dask(X):  # its rows are counted where they are
+        return
+    n_rows = Table(X, feature_names=options.get("feature_names")).n_rows
+    if k_max > n_rows:
+        raise InputError(
+            f"k_max={k_max} exceeds the {n_rows} rows of X: a mixture has at most one "
+            f"component per row. Give k_max <= {n_rows}."
+        )
 
 
 def _criteria(fit) -> dict:

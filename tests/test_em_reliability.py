@@ -561,3 +561,91 @@ def test_compare_components_takes_numpy_integers():
     votes = DATA.play_tennis().drop(columns="play")
     table = bnb.compare_components(bnb.NaiveBayes(), votes, np.int64(2), random_state=0)
     assert table.index.tolist() == [1, 2]
+
+
+# -- a restart whose component collapses under estimate="ml" --------------------------------
+
+
+@pytest.fixture(scope="module")
+def iris():
+    from sklearn.datasets import load_iris
+
+    return load_iris(as_frame=True).data
+
+
+def test_a_collapsed_ml_restart_is_set_aside_and_the_best_other_one_returned(iris):
+    """Full-covariance ML on iris, K = 3: in some seeds' restarts a component shrinks
+    onto a few rows (the likelihood grows without bound there). Those restarts are set
+    aside with a warning saying why, and the fit is the best of the others: the ML
+    optimum scikit-learn's GaussianMixture (no covariance regularization, 20
+    restarts) reaches."""
+    from sklearn.mixture import GaussianMixture
+
+    x = iris.to_numpy()
+    oracle = GaussianMixture(
+        3,
+        covariance_type="full",
+        reg_covar=0.0,
+        n_init=20,
+        tol=1e-12,
+        max_iter=10_000,
+        random_state=0,
+    ).fit(x)
+    optimum = oracle.score(x) * len(x)
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    seeds_with_collapse = 0
+    for seed in range(10):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit = model.cluster(iris, 3, estimate="ml", random_state=seed)
+        failed = [i for i, r in enumerate(fit.restarts) if r.failure is not None]
+        set_aside = [
+            str(w.message)
+            for w in caught
+            if issubclass(w.category, ConvergenceWarning) and "set aside" in str(w.message)
+        ]
+        if failed:
+            seeds_with_collapse += 1
+            assert len(set_aside) == 1, seed
+            assert f"set aside {len(failed)} of {len(fit.restarts)} restarts" in set_aside[0]
+            assert "singular full covariance" in set_aside[0]
+            for i in failed:
+                restart = fit.restarts[i]
+                assert "singular full covariance" in restart.failure
+                assert not restart.converged
+        else:
+            assert not set_aside, seed
+        others = [r for r in fit.restarts if r.failure is None]
+        assert fit.failure is None and fit.converged
+        assert fit is fit.restarts[fit.best_restart]
+        assert fit.objective == max(r.objective for r in others)
+        assert fit.log_likelihood == pytest.approx(optimum, abs=1e-6), seed
+    assert seeds_with_collapse >= 1  # the case is exercised
+
+
+def test_the_restart_table_marks_a_collapsed_restart(iris):
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    with pytest.warns(ConvergenceWarning, match=r"set aside 1 of 5 restarts"):
+        fit = model.cluster(iris, 3, estimate="ml", random_state=0)
+    table = fit.restart_table()
+    collapsed = table["failure"] != ""
+    assert collapsed.sum() == 1
+    assert table.loc[collapsed, "gap"].isna().all()
+    kept = table.loc[~collapsed]
+    assert kept["gap"].max() == 0.0 and (kept["gap"] <= 0.0).all()
+    assert not table.loc[collapsed, "best"].any()
+    assert table.loc[collapsed, "failure"].str.contains("singular full covariance").all()
+
+
+def test_every_restart_collapsing_is_an_error_whose_remedy_works():
+    """Four distinct points, ten rows each: every ML component collapses onto fewer
+    than three of them, in every restart. The error says so; the remedy (the default
+    MAP estimate) fits, its covariances positive definite."""
+    points = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
+    X = pd.DataFrame(np.repeat(points, 10, axis=0), columns=["a", "b"])
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    with pytest.raises(bnb.InputError, match=r"every one of its 5 restarts.*estimate='map'"):
+        model.cluster(X, 2, estimate="ml", random_state=0)
+    fit = model.cluster(X, 2, random_state=0)
+    assert all(r.failure is None for r in fit.restarts)
+    assert np.all(np.linalg.eigvalsh(fit.params["X_cov"].values) > 0)

@@ -8,6 +8,7 @@ import arviz as az
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 import bayesnb as bnb
 from bayesnb import errors
@@ -435,3 +436,55 @@ def test_a_covariance_that_is_not_definite_stops_the_compiled_sweep():
         CompiledGibbs(problem).sample(
             fit.class_log_prob[None], params, 5, 0, np.random.default_rng(0), lambda n: None
         )
+
+
+# -- diagnostics ArviZ cannot compute ----------------------------------------------------------
+
+
+def _arviz_diagnostics(fit):
+    """ArviZ's r_hat and bulk ESS of every parameter of the relabelled posterior that
+    moves (a constant one, such as the single weight 1 of K = 1, has none)."""
+    post = fit.trace["posterior"].ds
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r_hat, ess = az.rhat(post), az.ess(post)
+    moves = {v: np.ptp(post[v].values, axis=(0, 1)) > 0 for v in post.data_vars}
+    r = np.concatenate([r_hat[v].values[moves[v]] for v in post.data_vars])
+    e = np.concatenate([ess[v].values[moves[v]] for v in post.data_vars])
+    return r, e
+
+
+@pytest.mark.parametrize(("draws", "chains"), [(2, 4), (3, 2), (20, 1)])
+def test_diagnostics_arviz_cannot_compute_are_nan_and_not_converged(draws, chains):
+    """Fewer than 4 draws per chain (or one chain): ArviZ's r_hat is NaN. The fit
+    reports NaN, not r_hat 1 and infinite ESS, is not converged, and warns why."""
+    X = bnb.datasets.old_faithful()
+    with pytest.warns(ConvergenceWarning, match=r"could not be computed.*chains=4") as caught:
+        fit = bnb.NaiveBayes().cluster(
+            X, 2, method="mcmc", draws=draws, tune=0, chains=chains, random_state=0
+        )
+    message = str(caught[0].message)
+    assert (f"{draws} draw(s) per chain, fewer than 4" in message) == (draws < 4)
+    assert (f"{chains} chain, fewer than 2" in message) == (chains < 2)
+    r, e = _arviz_diagnostics(fit)
+    assert np.isnan(r).all()  # ArviZ's own verdict
+    assert math.isnan(fit.diagnostics["max_r_hat"])
+    assert math.isnan(fit.diagnostics["min_ess_bulk"]) == bool(np.isnan(e).any())
+    if not np.isnan(e).any():
+        assert fit.diagnostics["min_ess_bulk"] == pytest.approx(e.min(), rel=1e-12)
+    assert fit.converged is False
+
+
+@pytest.mark.filterwarnings(CONVERGENCE)
+@pytest.mark.parametrize("K", [1, 2])
+def test_diagnostics_are_arviz_r_hat_and_ess(K):
+    """With enough draws the diagnostics are ArviZ's maximum r_hat and minimum bulk
+    ESS; the weight of a single component, 1 in every draw, has none and is left
+    out."""
+    X = bnb.datasets.old_faithful()
+    fit = bnb.NaiveBayes().cluster(X, K, method="mcmc", draws=60, tune=10, chains=2, random_state=0)
+    r, e = _arviz_diagnostics(fit)
+    assert not np.isnan(r).any() and not np.isnan(e).any()
+    assert fit.diagnostics["max_r_hat"] == pytest.approx(r.max(), rel=1e-12)
+    assert fit.diagnostics["min_ess_bulk"] == pytest.approx(e.min(), rel=1e-12)
+    assert fit.converged == bool(r.max() <= 1.01)

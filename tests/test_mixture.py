@@ -1149,3 +1149,82 @@ def test_convergence_warnings_name_the_users_call():
     with pytest.warns(ConvergenceWarning) as caught:
         bnb.NaiveBayes().cluster(X, 3, max_iter=2, random_state=0)
     assert {w.filename for w in caught} == {__file__}
+
+
+# -- options that do not apply, checked before any fitting -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"draws": 10}, ["draws=10"]),
+        ({"tune": 5}, ["tune=5"]),
+        ({"chains": 2}, ["chains=2"]),
+        ({"sampler": "nuts"}, ["sampler='nuts'"]),
+        ({"draws": 10, "chains": 2}, ["draws=10", "chains=2"]),
+    ],
+)
+def test_mcmc_options_with_method_em_are_refused(options, named):
+    X = bnb.datasets.old_faithful()
+    with pytest.raises(bnb.InputError, match=r"method='em'.*method='mcmc'") as caught:
+        bnb.NaiveBayes().cluster(X, 2, method="em", **options)
+    for name in named:
+        assert name in str(caught.value)
+    with pytest.raises(bnb.InputError, match=r"MCMC option"):  # method="em" by default too
+        bnb.NaiveBayes().cluster(X, 2, **options)
+
+
+def test_persist_with_x_in_memory_is_refused():
+    X = bnb.datasets.old_faithful()
+    with pytest.raises(bnb.InputError, match=r"persist=False .*Dask.*Leave persist out"):
+        bnb.NaiveBayes().cluster(X, 2, persist=False)
+
+
+@pytest.mark.parametrize("which", ["components", "covariances"])
+def test_k_max_beyond_the_rows_is_refused_before_any_fit(monkeypatch, which):
+    X = bnb.datasets.old_faithful().iloc[:30]
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("a fit ran before k_max was checked")
+
+    monkeypatch.setattr(bnb.NaiveBayes, "cluster", no_fit)
+    match = r"k_max=40 exceeds the 30 rows of X.*k_max <= 30"
+    with pytest.raises(bnb.InputError, match=match):
+        if which == "components":
+            bnb.compare_components(bnb.NaiveBayes(), X, 40)
+        else:
+            bnb.compare_covariances(X, 40)
+    monkeypatch.undo()
+    table = bnb.compare_components(bnb.NaiveBayes(), X, 2, random_state=0)  # the remedy
+    assert table.index.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("init", [None, 3])
+def test_an_init_of_another_type_lists_every_named_start(init):
+    X = bnb.datasets.old_faithful()
+    with pytest.raises(bnb.InputTypeError) as caught:
+        bnb.NaiveBayes().cluster(X, 2, init=init)
+    for name in ("kmeans", "k-means++", "random", "assign", "uniform"):
+        assert repr(name) in str(caught.value)
+
+
+def test_an_unknown_init_name_lists_every_named_start():
+    X = bnb.datasets.old_faithful()
+    with pytest.raises(bnb.InputError) as caught:
+        bnb.NaiveBayes().cluster(X, 2, init="k-medoids")
+    for name in ("kmeans", "k-means++", "random", "assign", "uniform"):
+        assert repr(name) in str(caught.value)
+
+
+def test_an_empty_ml_component_names_a_remedy_that_works():
+    """A start with every row in component 0: under ML component 1 has no members.
+    The remedy, leaving estimate unset (MAP for the Gaussian features, the posterior
+    mean for the weights), fits from the same start; 'mean' would be refused."""
+    X = bnb.datasets.old_faithful()
+    start = np.zeros((len(X), 2))
+    start[:, 0] = 1.0
+    with pytest.raises(bnb.InputError, match=r"component 1 has no members") as caught:
+        bnb.NaiveBayes().cluster(X, 2, init=start, estimate="ml")
+    assert "'mean' for discrete features, 'map' for Gaussian ones" in str(caught.value)
+    fit = bnb.NaiveBayes().cluster(X, 2, init=start)
+    assert np.all(fit.params["class_prob"].values > 0)
