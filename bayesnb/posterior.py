@@ -196,8 +196,8 @@ def posterior_tree(fit, draws: int, chains: int, random_state, data: bool) -> xr
         groups.update(_data_groups(fit, post_class, post_params, (chains, draws), rng))
     elif data:
         warnings.warn(
-            "this fit holds no training rows (a model read by bnb.load, or made from "
-            "statistics), so its posterior has no observed_data, posterior_predictive or "
+            "this fit holds no training rows (a model read by bnb.load, made from "
+            "statistics or fitted on a Dask collection), so its posterior has no observed_data, posterior_predictive or "
             "log_likelihood group; az.loo and az.waic need the last. Fit the model on the "
             "rows again to have them, or pass data=False for the posterior and prior alone.",
             UserWarning,
