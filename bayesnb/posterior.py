@@ -197,9 +197,10 @@ def posterior_tree(fit, draws: int, chains: int, random_state, data: bool) -> xr
     elif data:
         warnings.warn(
             "this fit holds no training rows (a model read by bnb.load, made from "
-            "statistics or fitted on a Dask collection), so its posterior has no observed_data, posterior_predictive or "
-            "log_likelihood group; az.loo and az.waic need the last. Fit the model on the "
-            "rows again to have them, or pass data=False for the posterior and prior alone.",
+            "statistics or fitted on a Dask collection), so its posterior has no "
+            "observed_data, posterior_predictive or log_likelihood group; az.loo and "
+            "az.waic need the last. Fit the model on the rows again to have them, or pass "
+            "data=False for the posterior and prior alone.",
             UserWarning,
             stacklevel=3,
         )
