@@ -198,7 +198,7 @@ def em_sweep(
     for b in range(n_batch):
         totals[b], bad[b], products[b], factors[b] = 0.0, -1, 1.0, 0
     if mv is not None:
-        em_mvn_prepare(mv[0], mv_mu, mv_cov, n_comp, m_chol, m_const, m_centre, bad)
+        _mvn_prepare(mv[0], mv_mu, mv_cov, n_comp, m_chol, m_const, m_centre, bad, False)
         m_s1[:] = 0.0
         m_cross[:] = 0.0
     chunk = int(600.0 / math.log(n_comp)) if n_comp > 1 else n + 1
@@ -568,7 +568,12 @@ def em_resolution_slack(mu, var, total_weight):
 # (T); the constant terms of its log density are in the loop's ``prior_const``.
 # Every estimate is the Normal-Inverse-Wishart
 # mode of :meth:`~bayesnb.families.MultivariateGaussian.estimate_params`, and its log
-# density is :meth:`~bayesnb.families.MultivariateGaussian.log_prior`'s.
+# density is :meth:`~bayesnb.families.MultivariateGaussian.log_prior`'s. The loop keeps
+# the blocks' means (its banks ``mv_mu`` and ``mv_mean``) in the encoding's units, less
+# ``shift``: a mean in the data's units would round to the spacing of floats at the
+# data's offset, and so would every deviation from it (:meth:`CompiledProblem.run_many`
+# takes the shift off the start's means and :meth:`CompiledProblem._state` puts it back
+# on the statistics).
 
 #: The covariances of a multivariate Gaussian block, each coded in the loop by its
 #: place in the family's list.
@@ -650,9 +655,18 @@ def _log_det(chol, t0, d):
 def em_mvn_prepare(mvn, mu, cov, n_comp, chol, const, centre, bad):
     """Before a sweep: every component's Cholesky factors ``chol`` (width, T), the
     constants ``const`` (width, blocks) of its log densities, ``-(d log 2 pi +
-    log|Sigma|) / 2``, and its means in the encoding's units ``centre`` (width, D).
-    A restart with a covariance that is not definite (only an extrapolated point can
-    have one) gets ``bad`` 0: its sweep is undefined."""
+    log|Sigma|) / 2``, and its means in the encoding's units ``centre`` (width, D),
+    from means ``mu`` in the data's units. A restart with a covariance that is not
+    definite (only an extrapolated point can have one) gets ``bad`` 0: its sweep is
+    undefined."""
+    _mvn_prepare(mvn, mu, cov, n_comp, chol, const, centre, bad, True)
+
+
+@_jit
+def _mvn_prepare(mvn, mu, cov, n_comp, chol, const, centre, bad, shifted):
+    """:func:`em_mvn_prepare` of means ``mu`` in the data's units (``shifted``: the
+    training rows' mean ``shift`` is taken off) or already in the encoding's units
+    (the EM loop's own state)."""
     _xm, cols, sq, tri, kind, shift = mvn
     for k in range(mu.shape[0]):
         for b in range(len(kind)):
@@ -662,7 +676,7 @@ def em_mvn_prepare(mvn, mu, cov, n_comp, chol, const, centre, bad):
                 continue
             const[k, b] = -0.5 * (d * _LOG_2PI + _log_det(chol[k], tri[b], d))
             for j in range(c0, c0 + d):
-                centre[k, j] = mu[k, j] - shift[j]
+                centre[k, j] = mu[k, j] - shift[j] if shifted else mu[k, j]
 
 
 @_compiled._reassociated
@@ -725,14 +739,18 @@ def em_mvn_sums(mvn, centre, start, m, scores, z, s1, cross):
 def em_mvn_estimate(mvn, prior, class_counts, s1, cross, centre, base, banks, out):
     """The M-step of every multivariate block of the restart whose components are rows
     ``base:base + K`` of the sweep's sums (``s1``, ``cross``, about the swept means
-    ``centre`` in the encoding's units): the statistics (``mv_mean``, ``mv_scatter``
-    of slot ``out``; a component of weight 0 has the training mean and scatter 0,
-    as the family counts them) and the Normal-Inverse-Wishart mode (``mv_mu``,
-    ``mv_cov``). Returns 1 when a covariance is not definite (the family then raises),
-    else 0."""
+    ``centre``): the statistics (``mv_mean``, ``mv_scatter`` of slot ``out``; a
+    component of weight 0 has the training mean and scatter 0, as the family counts
+    them) and the Normal-Inverse-Wishart mode (``mv_mu``, ``mv_cov``). Every mean is
+    in the encoding's units (less the training rows' mean ``shift``, the prior's mean
+    too), so that no digit of a deviation is lost to the data's offset. Returns 1
+    when a covariance is not definite (the family then raises), else 0."""
     _xm, cols, sq, _tri, kind, shift = mvn
     work = np.empty(sq[-1])  # a factor (packed, d (d + 1) / 2 <= d * d)
-    mu0, kappa0, nu0, psi = prior[:4]
+    prior_mu, kappa0, nu0, psi = prior[:4]
+    mu0 = np.empty(len(prior_mu))  # the prior's mean in the encoding's units
+    for j in range(len(prior_mu)):
+        mu0[j] = prior_mu[j] - shift[j]
     mv_mu, mv_cov = banks[9][out], banks[10][out]
     mv_mean, mv_scatter = banks[11][out], banks[12][out]
     n_comp = mv_mu.shape[0]
@@ -744,11 +762,8 @@ def em_mvn_estimate(mvn, prior, class_counts, s1, cross, centre, base, banks, ou
         for k in range(n_comp):
             n = class_counts[base + k]
             mean, scatter = mv_mean[k], mv_scatter[k]
-            for j in range(c0, c0 + d):  # the swept mean, the shift, the deviation
-                if n > 0.0:
-                    mean[j] = centre[base + k, j] + shift[j] + s1[base + k, j] / n
-                else:
-                    mean[j] = shift[j]
+            for j in range(c0, c0 + d):  # the swept mean and the deviation from it
+                mean[j] = centre[base + k, j] + s1[base + k, j] / n if n > 0.0 else 0.0
             for j in range(d):
                 for p in range(j + 1):
                     at = q0 + j * d + p
@@ -828,13 +843,17 @@ def em_mvn_estimate(mvn, prior, class_counts, s1, cross, centre, base, banks, ou
 @_jit
 def em_mvn_log_prior(mvn, prior, mv_mu, mv_cov):
     """The multivariate blocks' Normal-Inverse-Wishart log densities at the means
-    ``mv_mu`` (K, D) and covariances ``mv_cov`` (K, Q), less their constants (which
-    the loop's ``prior_const`` adds, :func:`mvn_const`): the terms of
+    ``mv_mu`` (K, D; in the encoding's units, as :func:`em_mvn_estimate` keeps them)
+    and covariances ``mv_cov`` (K, Q), less their constants (which the loop's
+    ``prior_const`` adds, :func:`mvn_const`): the terms of
     :meth:`bayesnb.families.MultivariateGaussian.log_prior` that depend on the
     parameters."""
-    _xm, cols, sq, tri, kind, _shift = mvn
+    _xm, cols, sq, tri, kind, shift = mvn
     work, solved = np.empty(sq[-1]), np.empty(sq[-1])
-    mu0, kappa0, nu0, psi, chol_psi = prior
+    prior_mu, kappa0, nu0, psi, chol_psi = prior
+    mu0 = np.empty(len(prior_mu))  # the prior's mean in the encoding's units
+    for j in range(len(prior_mu)):
+        mu0[j] = prior_mu[j] - shift[j]
     total = 0.0
     n_comp = mv_mu.shape[0]
     for b in range(len(kind)):
@@ -1805,8 +1824,8 @@ class CompiledProblem:
                 params = state.block_params[i]
                 if kind in ("discrete", "counts"):
                     banks[1][r, _CUR][:, cols] = np.reshape(params["log_prob"], (K, -1))
-                elif kind == "mvn":
-                    banks[9][r, _CUR][:, cols[0]] = params["mu"]
+                elif kind == "mvn":  # the means in the encoding's units
+                    banks[9][r, _CUR][:, cols[0]] = params["mu"] - self.kernels[i].shift
                     banks[10][r, _CUR][:, cols[1]] = np.reshape(params["cov"], (K, -1))
                 else:
                     banks[2][r, _CUR][:, cols] = params["mu"]
@@ -1870,7 +1889,7 @@ class CompiledProblem:
                     scatter = np.diagonal(scatter, axis1=1, axis2=2).copy()
                 stats[i] = {
                     "n": banks[8][_CUR].copy(),
-                    "mean": banks[11][_CUR][:, cols[0]].copy(),
+                    "mean": banks[11][_CUR][:, cols[0]] + self.kernels[i].shift,
                     "scatter": scatter,
                 }
             else:

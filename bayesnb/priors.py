@@ -1175,6 +1175,21 @@ class NormalInverseWishart:
         covariance of all the training rows over :math:`K^{2/d}`, for K classes or
         components (the default of Fraley and Raftery's conjugate prior for
         Gaussian mixtures, whose components are each about 1/K of the data's volume).
+        A diagonal or spherical covariance takes the diagonal of that matrix, the
+        columns' variances (Fraley and Raftery's default for those structures: only
+        the variances enter their inverse gammas, see *Notes*). Rows on a
+        lower-dimensional set (collinear columns, proportions that sum to 1, fewer
+        distinct rows than columns) have a singular covariance, so the default
+        raises every eigenvalue of their correlation matrix :math:`R = D^{-1/2} C
+        D^{-1/2}` (:math:`D` the variances' diagonal) below
+        :attr:`CORRELATION_FLOOR` (1e-6) to it, :math:`C \\to D^{1/2} V \\max(\\Lambda,
+        10^{-6}) V^\\top D^{1/2}` for :math:`R = V \\Lambda V^\\top`: a scale of 1e-6 of
+        the standardized variance across the set, as scikit-learn's ``reg_covar``
+        adds a small variance to every covariance. Rows whose correlation matrix has
+        no eigenvalue below 1e-6 keep their covariance exactly. A column without
+        spread gets a variance of 1. (A full covariance per class refuses such rows
+        under this default, naming the constant combination: see
+        :class:`~bayesnb.MultivariateGaussian`.)
 
     Notes
     -----
@@ -1207,6 +1222,10 @@ class NormalInverseWishart:
     kappa: float = 0.01
     nu: float | None = None
     psi: np.ndarray | None = None
+
+    #: The default ``psi``'s floor on the eigenvalues of the training rows' correlation
+    #: matrix (:meth:`default_psi`). A class attribute, not a field.
+    CORRELATION_FLOOR = 1e-6
 
     def __post_init__(self):
         if self.mu is not None:
@@ -1254,14 +1273,7 @@ class NormalInverseWishart:
         a declared value of the wrong size raises."""
         mu = mean if self.mu is None else self.mu
         nu = d + 2.0 if self.nu is None else self.nu
-        if self.psi is None:
-            psi = cov / float(n_labels) ** (2.0 / d)
-            # a column without spread: one unit of variance, so psi stays definite
-            diag = np.diagonal(psi).copy()
-            if np.any(diag <= 0):
-                psi = psi + np.diag(np.where(diag > 0, 0.0, 1.0))
-        else:
-            psi = self.psi
+        psi = self.default_psi(cov, n_labels) if self.psi is None else self.psi
         if np.shape(mu) != (d,) or np.shape(psi) != (d, d):
             raise InputError(
                 f"NormalInverseWishart over {d} columns needs mu of shape ({d},) and psi of "
@@ -1273,6 +1285,58 @@ class NormalInverseWishart:
                 f"nu={nu!r}."
             )
         return NormalInverseWishart(mu=mu, kappa=self.kappa, nu=nu, psi=psi)
+
+    @classmethod
+    def default_psi(cls, cov, n_labels: int) -> np.ndarray:
+        """The default ``psi`` from the training rows' 1/N covariance ``cov`` (d, d)
+        for ``n_labels`` classes or components: ``cov`` over :math:`K^{2/d}`, every
+        eigenvalue of its correlation matrix raised to at least
+        :attr:`CORRELATION_FLOOR` (only when one is below it), and a variance of 1
+        for a column without spread (see the class's ``psi``)."""
+        cov = np.array(cov, dtype=float)
+        d = cov.shape[0]
+        spread, sd, values, vectors = cls._correlation(cov)
+        if spread.size and values.min() < cls.CORRELATION_FLOOR:  # a lower-dimensional set
+            corr = (vectors * np.maximum(values, cls.CORRELATION_FLOOR)) @ vectors.T
+            cov[np.ix_(spread, spread)] = (corr + corr.T) / 2.0 * np.outer(sd, sd)
+        psi = cov / float(n_labels) ** (2.0 / d)
+        # a column without spread: one unit of variance, so psi stays definite
+        diag = np.diagonal(psi).copy()
+        if np.any(diag <= 0):
+            psi = psi + np.diag(np.where(diag > 0, 0.0, 1.0))
+        return psi
+
+    @classmethod
+    def flat_directions(cls, cov) -> np.ndarray:
+        """(m, d): the combinations c of the columns along which rows of 1/N covariance
+        ``cov`` (d, d) have (almost) no spread, each scaled to a largest :math:`|c_j|`
+        of 1: a column without spread (c its indicator), and every eigenvector v of
+        the correlation matrix of the others whose eigenvalue is below
+        :attr:`CORRELATION_FLOOR`, as :math:`c = D^{-1/2} v` (so that :math:`c^\\top
+        x` is constant to within 1e-3 of the columns' standard deviations)."""
+        cov = np.asarray(cov, dtype=float)
+        d = cov.shape[0]
+        out = [np.eye(d)[j] for j in np.flatnonzero(~(np.diagonal(cov) > 0))]
+        spread, sd, values, vectors = cls._correlation(cov)
+        for v in vectors[:, values < cls.CORRELATION_FLOOR].T:
+            c = np.zeros(d)
+            c[spread] = v / sd
+            c /= c[np.argmax(np.abs(c))]  # the largest coefficient 1
+            out.append(c)
+        return np.reshape(out, (-1, d))
+
+    @staticmethod
+    def _correlation(cov: np.ndarray) -> tuple:
+        """``(spread, sd, values, vectors)``: the columns of ``cov`` with a positive
+        variance, their standard deviations, and the eigenvalues (ascending) and
+        eigenvectors of their correlation matrix."""
+        spread = np.flatnonzero(np.diagonal(cov) > 0)
+        sd = np.sqrt(np.diagonal(cov)[spread])
+        corr = cov[np.ix_(spread, spread)] / np.outer(sd, sd)
+        if not spread.size:
+            return spread, sd, np.zeros(0), np.zeros((0, 0))
+        values, vectors = np.linalg.eigh((corr + corr.T) / 2.0)
+        return spread, sd, values, vectors
 
     def posterior(self, n, mean, scatter) -> NormalInverseWishart:
         """The posterior after ``n`` rows with ``mean`` (d,) and ``scatter`` (d, d)."""

@@ -1,6 +1,8 @@
 """The multivariate Gaussian family (full, diagonal, spherical and tied covariances)
 and its Normal-Inverse-Wishart prior, against scikit-learn, scipy and closed forms."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -603,3 +605,239 @@ def test_rows_with_missing_values_are_classified_and_clustered_but_not_fitted():
     assert np.isfinite(model.density(X).log_density(holed)).all()
     with pytest.raises(InputError, match="missing value in column 'q', row 3"):
         model.fit(holed, y)
+
+
+# -- rows on a lower-dimensional set, offsets, scales and rows far out --------------------
+
+
+def _proportions(n: int = 200, seed: int = 0) -> pd.DataFrame:
+    """Proportions of three parts, every row summing to 1: a singular covariance."""
+    values = np.random.default_rng(seed).dirichlet([2.0, 3.0, 4.0], n)
+    return pd.DataFrame(values, columns=["a", "b", "c"])
+
+
+def _two_clusters() -> tuple[np.ndarray, np.ndarray]:
+    """Two clusters of 100 rows along x (means 0 and 6, sd 1) and noise w."""
+    rng = np.random.default_rng(0)
+    x = np.r_[rng.normal(0.0, 1.0, 100), rng.normal(6.0, 1.0, 100)]
+    return x, rng.normal(size=200)
+
+
+def _climbs(history) -> bool:
+    h = np.asarray(history)
+    return bool(np.all(np.diff(h) >= -1e-9 * np.abs(h[1:])))
+
+
+@pytest.mark.parametrize("covariance", ["diag", "spherical", "tied-spherical"])
+def test_diagonal_structures_take_the_variances_of_collinear_rows(covariance):
+    """Rows summing to 1 have a singular covariance, but the diagonal structures'
+    default psi is its diagonal alone, the columns' 1/N variances over K^(2/d): a
+    classifier's MAP variances are the inverse gammas' joint modes by hand, with
+    alpha = (nu - d + 1) / 2, nu = d + 2, beta = psi_jj / 2 (summed over the columns
+    for the spherical ones), and a mixture fits."""
+    P = _proportions()
+    y = np.where(P["a"] > P["a"].median(), "hi", "lo")
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance)).fit(P, y, estimate="map")
+    K, d, kappa = 2, 3, 0.01
+    x = P.to_numpy()
+    psi = x.var(axis=0) / K ** (2.0 / d)
+    alpha = (d + 2.0 - d + 1.0) / 2.0
+    m0 = x.mean(axis=0)
+    q, n = {}, {}
+    for label in ("hi", "lo"):
+        rows = x[y == label]
+        n[label] = len(rows)
+        mean = rows.mean(axis=0)
+        pull = kappa * n[label] / (kappa + n[label])
+        q[label] = ((rows - mean) ** 2).sum(axis=0) + pull * (mean - m0) ** 2
+    for label in ("hi", "lo"):
+        if covariance == "diag":
+            var = (psi / 2 + q[label] / 2) / (alpha + n[label] / 2 + 1.5)
+        elif covariance == "spherical":
+            shape = d * alpha + n[label] * d / 2
+            var = np.full(d, (psi.sum() / 2 + q[label].sum() / 2) / (shape + 1 + d / 2))
+        else:
+            shape = d * alpha + len(x) * d / 2
+            total = q["hi"].sum() + q["lo"].sum()
+            var = np.full(d, (psi.sum() / 2 + total / 2) / (shape + 1 + K * d / 2))
+        cov = fit.params["X_cov"].sel(class_label=label).to_numpy()
+        np.testing.assert_allclose(np.diag(cov), var, rtol=1e-12)
+        np.testing.assert_array_equal(cov - np.diag(np.diag(cov)), 0.0)
+    mix = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance)).cluster(
+        P, 2, random_state=0
+    )
+    assert mix.converged and _climbs(mix.history)
+
+
+def test_a_tied_covariance_fits_collinear_rows_under_the_floored_psi():
+    """v = 2u: the correlation matrix [[1, 1], [1, 1]] has eigenvalues 0 along (1, -1)
+    and 2 along (1, 1); the default psi raises the 0 to 1e-6, so psi = D^1/2 (1e-6
+    (1, -1)(1, -1)'/2 + 2 (1, 1)(1, 1)'/2) D^1/2 / K^(2/d), D = diag(var u, 4 var u),
+    and LDA's shared MAP covariance is (psi + q_a + q_b) / (nu + N + K + d + 1). Across
+    the line (along (2, -1)) the rows have no spread: the covariance there is psi's."""
+    u = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 7.0])
+    X = pd.DataFrame({"u": u, "v": 2.0 * u})
+    y = np.array(list("aaabbb"))
+    model = bnb.NaiveBayes({"mv": bnb.MultivariateGaussian(columns=["u", "v"], covariance="tied")})
+    fit = model.fit(X, y, estimate="map")
+    sd = np.sqrt([u.var(), 4.0 * u.var()])
+    corr = 1e-6 * np.outer([1, -1], [1, -1]) / 2 + 2.0 * np.outer([1, 1], [1, 1]) / 2
+    psi = corr * np.outer(sd, sd) / 2.0
+    x, m0, kappa = X.to_numpy(), X.to_numpy().mean(axis=0), 0.01
+    total = psi.copy()
+    for label in "ab":
+        rows = x[y == label]
+        mean = rows.mean(axis=0)
+        total += (rows - mean).T @ (rows - mean)
+        total += kappa * 3 / (kappa + 3) * np.outer(mean - m0, mean - m0)
+    shared = total / (4.0 + 6 + 2 + 2 + 1)
+    cov = fit.params["mv_cov"].sel(class_label="a").to_numpy()
+    np.testing.assert_allclose(cov, shared, rtol=1e-12)
+    across = np.array([2.0, -1.0]) / np.sqrt(5.0)
+    assert across @ cov @ across == pytest.approx(across @ psi @ across / 15.0, rel=1e-9)
+    assert across @ psi @ across == pytest.approx(0.8e-6 * u.var(), rel=1e-9)
+    np.testing.assert_allclose(fit.predict_proba(X).sum(axis=1), 1.0)
+    mix = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance="tied")).cluster(
+        _proportions(), 2, random_state=0
+    )
+    assert mix.converged and _climbs(mix.history)
+
+
+def test_a_full_covariance_names_the_combination_that_is_constant():
+    """A full covariance per class has no spread along a constant combination of the
+    columns but its prior's, which shrinks as the class grows: the error names the
+    combination and the remedies, and each remedy fits."""
+    P = _proportions()
+    full = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    with pytest.raises(InputError, match=r"a \+ b \+ c is constant") as err:
+        full.cluster(P, 2, random_state=0)
+    said = str(err.value)
+    assert "Drop a column" in said and "covariance='tied'" in said and "'diag'" in said
+    assert "Use estimate='map'" not in said
+    assert full.cluster(P[["a", "b"]], 2, random_state=0).converged  # a column dropped
+    for covariance in ("tied", "diag"):
+        model = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance))
+        assert model.cluster(P, 2, random_state=0).converged
+    two = pd.DataFrame(np.repeat([[0.0, 1.0], [1.0, 2.0]], 10, axis=0), columns=["a", "b"])
+    with pytest.raises(InputError, match=r"a - b is constant"):
+        full.cluster(two, 2, random_state=0)
+    u = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 7.0])
+    X = pd.DataFrame({"u": u, "v": 2.0 * u})
+    qda = bnb.NaiveBayes({"mv": bnb.MultivariateGaussian(columns=["u", "v"])})
+    for estimate in ("map", "mean", "predictive", "ml"):
+        with pytest.raises(InputError, match=r"u - 0\.5\*v is constant"):
+            qda.fit(X, list("aaabbb"), estimate=estimate)
+    # a tied covariance under ML is singular (its remedy, MAP, fits: above)
+    lda = bnb.NaiveBayes({"mv": bnb.MultivariateGaussian(columns=["u", "v"], covariance="tied")})
+    with pytest.raises(InputError, match=r"under estimate='ml'.*u - 0\.5\*v is constant"):
+        lda.fit(X, list("aaabbb"), estimate="ml")
+
+
+def test_a_map_covariance_without_a_factor_says_to_rescale():
+    """Columns whose spreads differ by 1e13 leave a MAP covariance without a usable
+    Cholesky factor: the error says so and asks for a rescaling (not for the MAP the
+    fit already uses), and the rescaled columns fit."""
+    x, w = _two_clusters()
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian())
+    with pytest.raises(InputError, match="under estimate='map' that is not positive") as err:
+        model.cluster(pd.DataFrame({"a": x, "b": w * 1e-13}), 2, random_state=0)
+    assert "Rescale the block's columns" in str(err.value)
+    assert "Use estimate='map'" not in str(err.value)
+    assert model.cluster(pd.DataFrame({"a": x, "b": w}), 2, random_state=0).converged
+
+
+@pytest.mark.parametrize("covariance", ALL)
+@pytest.mark.parametrize(("offset", "spread"), [(1.7e9, 1e-3), (1e8, 1e-5)])
+def test_an_offset_moves_only_the_means(covariance, offset, spread):
+    """Unix-time-like values, an offset of 1e8 or more varying by 1e-5 to 1e-3 (the
+    compiled EM loop's objective used to fall there): the fit of the offset data is
+    the fit of the centred data with its means moved by the offset (to the spacing of
+    floats there), its objective never falling, its weights, log-likelihood and
+    covariance matrices the same to 1e-8 (relative to each matrix's largest entry).
+    The values are on the floats' grid at the offset, so both data sets hold the same
+    deviations. The statistics hold the means in the data's units, to the offset's
+    spacing (1e-4 to 1e-3 of the offset column's spread), so the start and so EM's
+    stopping point move by that much: the small column's own entries agree to 1e-5."""
+    x, w = _two_clusters()
+    step = np.spacing(offset)
+    t = np.round(x * spread / step) * step
+    assert np.array_equal((offset + t) - offset, t)
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance))
+    base = model.cluster(pd.DataFrame({"t": t, "w": w}), 2, random_state=0)
+    moved = model.cluster(pd.DataFrame({"t": offset + t, "w": w}), 2, random_state=0)
+    assert moved.converged and _climbs(moved.history)
+    assert moved.log_likelihood == pytest.approx(base.log_likelihood, rel=1e-8)
+
+    def ordered(fit, shift):  # the components by their mean of t
+        mu = fit.params["X_mu"].to_numpy() - [shift, 0.0]
+        order = np.argsort(mu[:, 0])
+        cov = fit.params["X_cov"].to_numpy()[order]
+        return mu[order], cov, fit.params["class_prob"].to_numpy()[order]
+
+    mu, cov, weight = ordered(base, 0.0)
+    mu_moved, cov_moved, weight_moved = ordered(moved, offset)
+    np.testing.assert_allclose(mu_moved[:, 0], mu[:, 0], rtol=0, atol=4 * step)
+    np.testing.assert_allclose(mu_moved[:, 1], mu[:, 1], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(weight_moved, weight, rtol=0, atol=1e-8)
+    largest = np.abs(cov).max(axis=(1, 2), keepdims=True)
+    np.testing.assert_allclose(cov_moved / largest, cov / largest, rtol=0, atol=1e-8)
+    sd = np.sqrt(np.einsum("kjj->kj", cov))
+    scaled = sd[:, :, None] * sd[:, None, :]
+    np.testing.assert_allclose(cov_moved / scaled, cov / scaled, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("scale", "match"),
+    [
+        (1e-200, r"column 'a' that differ.*below the smallest normal float.*multiply"),
+        (1e-160, r"column 'a' that differ.*below the smallest normal float.*multiply"),
+        (1e200, r"as large as .* in column 'a'.*beyond the largest float.*divide"),
+    ],
+)
+def test_a_spread_beyond_the_floats_is_named(scale, match):
+    """Values whose variance underflows (or overflows) would make a silent one-cluster
+    fit (or a muddled error): the error names the column and the rescaling, for a
+    mixture and a classifier alike, with no floating-point warning on the way."""
+    x, w = _two_clusters()
+    X = pd.DataFrame({"a": x * scale, "b": w * scale})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match=match):
+            bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(X, 2, random_state=0)
+        with pytest.raises(InputError, match=match):
+            bnb.NaiveBayes(bnb.MultivariateGaussian()).fit(X, x > 3)
+
+
+@pytest.mark.parametrize("covariance", ALL)
+def test_a_power_of_two_scale_rescales_the_fit(covariance):
+    """Every value times 2^-500 (exact, and its variances still normal floats): the
+    fit is the fit of the unscaled values, its means times 2^-500, its covariances
+    times 2^-1000, and its log-likelihood up by N d log 2^500 (the densities' scale)."""
+    x, w = _two_clusters()
+    s = 2.0**-500
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance))
+    base = model.cluster(pd.DataFrame({"a": x, "b": w}), 2, random_state=0)
+    small = model.cluster(pd.DataFrame({"a": x * s, "b": w * s}), 2, random_state=0)
+    np.testing.assert_allclose(small.params["X_mu"] / s, base.params["X_mu"], atol=1e-12)
+    np.testing.assert_allclose(
+        small.params["X_cov"] / s**2, base.params["X_cov"], rtol=1e-11, atol=1e-13
+    )
+    shift = 200 * 2 * 500 * np.log(2.0)
+    assert small.log_likelihood == pytest.approx(base.log_likelihood + shift, rel=1e-12)
+
+
+def test_a_row_too_far_out_is_named_under_the_gaussian():
+    """A value 1e200 standard deviations out has density 0 under every class (its
+    squared distance overflows): the error names the row, its values and that cause,
+    not a zero count or the estimate; a row merely far (1e100 out) is classified."""
+    X = pd.DataFrame({"u": [1.0, 2, 3, 4, 5, 7], "v": [1.0, 3, 2, 5, 4, 4]})
+    for covariance in ALL:
+        fit = bnb.NaiveBayes(
+            {"mv": bnb.MultivariateGaussian(columns=["u", "v"], covariance=covariance)}
+        ).fit(X, list("aaabbb"))
+        with pytest.raises(bnb.ZeroLikelihoodError, match="too far out") as err:
+            fit.predict_proba(pd.DataFrame({"u": [1.0, 1e200], "v": [0.0, 0.0]}))
+        said = str(err.value)
+        assert "row 1" in said and "u=1e+200, v=0" in said and "estimate='ml'" not in said
+        proba = fit.predict_proba(pd.DataFrame({"u": [1e100], "v": [0.0]}))
+        assert np.all(np.isfinite(proba)) and proba.sum() == pytest.approx(1.0)

@@ -461,3 +461,85 @@ def test_a_covariance_without_a_factor_is_numpys_error():
         block.count(block.encode(X), np.ones((3, 1)), at=bad)
     with pytest.raises(np.linalg.LinAlgError):
         block.log_likelihood(block.encode(X), bad)
+
+
+# -- offsets, scales and rows far out, with values missing -------------------------------
+
+
+def _two_clusters_holed() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two clusters along x (means 0 and 6, sd 1), noise w, and a tenth of the values
+    missing (every row keeping one)."""
+    rng = np.random.default_rng(0)
+    x = np.r_[rng.normal(0.0, 1.0, 100), rng.normal(6.0, 1.0, 100)]
+    w = rng.normal(size=200)
+    mask = np.random.default_rng(1).random((200, 2)) < 0.1
+    mask[mask.all(axis=1), 0] = False
+    return x, w, mask
+
+
+@pytest.mark.parametrize("covariance", COVARIANCES)
+def test_em_over_missing_values_of_offset_data_climbs(covariance):
+    """Values near 1.7e9 varying by thousandths, a tenth missing: EM over the missing
+    values (the Python engine) climbs to the fit of the centred values, its
+    log-likelihood the same to 1e-7 and its means moved by the offset. (The means of
+    this engine's statistics are in the data's units, rounded at the offset's
+    spacing, 2.4e-7, which bounds the agreement.)"""
+    x, w, mask = _two_clusters_holed()
+    offset = 1.7e9
+    step = np.spacing(offset)
+    t = np.round(x * 1e-3 / step) * step
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance=covariance))
+    base = model.cluster(pd.DataFrame({"t": t, "w": w}).mask(mask), 2, random_state=0)
+    moved = model.cluster(pd.DataFrame({"t": offset + t, "w": w}).mask(mask), 2, random_state=0)
+    assert base.converged and moved.converged
+    history = np.asarray(moved.history)
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
+    assert moved.log_likelihood == pytest.approx(base.log_likelihood, rel=1e-7)
+    mu = np.sort(base.params["X_mu"].to_numpy()[:, 0])
+    mu_moved = np.sort(moved.params["X_mu"].to_numpy()[:, 0]) - offset
+    np.testing.assert_allclose(mu_moved, mu, rtol=0, atol=1e-3 * 1e-3)  # 1e-3 sd
+
+
+def test_a_spread_below_the_floats_is_named_with_values_missing():
+    """The training rows' Gaussian (an EM over the observed values) of a column whose
+    values differ but whose variance underflows: the error names the column and the
+    rescaling instead of a silent fit."""
+    x, w, mask = _two_clusters_holed()
+    X = pd.DataFrame({"a": x * 1e-200, "b": w}).mask(mask)
+    with pytest.raises(InputError, match=r"column 'a' that differ.*smallest normal.*multiply"):
+        bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(X, 2, random_state=0)
+
+
+def test_a_row_far_out_with_a_value_missing():
+    """A row (1e200, missing): its Gaussian density over u alone underflows under every
+    class, which the error names; the predictive Student-t of u alone scores it, by
+    hand: log Gamma((nu + 1)/2) - log Gamma(nu/2) - log(nu pi s^2)/2 - (nu + 1)/2
+    log(1 + z^2/nu) with log(1 + z^2/nu) = 2 log z - log nu + log(1 + nu/z^2)."""
+    from scipy.special import gammaln
+
+    X = pd.DataFrame({"u": [1.0, 2, 3, 4, 5, 7], "v": [1.0, 3, 2, 5, 4, 4]})
+    y = list("aaabbb")
+    far = pd.DataFrame({"u": [1e200], "v": [np.nan]})
+    model = bnb.NaiveBayes({"mv": bnb.MultivariateGaussian(columns=["u", "v"])})
+    with pytest.raises(bnb.ZeroLikelihoodError, match=r"too far out.*u=1e\+200, v=nan"):
+        model.fit(X, y).predict_proba(far)
+    fit = model.fit(X, y, estimate="predictive")
+    scores = fit.joint_log_likelihood(far)[0] - fit.class_log_prob
+    u = X["u"].to_numpy()
+    kappa, nu0 = 0.01, 4.0  # the default prior: d + 2 degrees of freedom
+    psi_uu = u.var() / 2.0  # the 1/N variance over K^(2/d) = 2
+    for k, label in enumerate("ab"):
+        rows = u[np.array(y) == label]
+        n, mean = len(rows), rows.mean()
+        kappa_n, nu_n = kappa + n, nu0 + n
+        mu_n = (kappa * u.mean() + n * mean) / kappa_n
+        psi_n = psi_uu + ((rows - mean) ** 2).sum() + kappa * n / kappa_n * (mean - u.mean()) ** 2
+        df = nu_n - 2.0 + 1.0  # nu_n - d + 1, d = 2: u's marginal t keeps the block's
+        s2 = psi_n * (kappa_n + 1.0) / (kappa_n * df)
+        z = (1e200 - mu_n) / np.sqrt(s2)
+        log_term = 2.0 * np.log(z) - np.log(df) + np.log1p(df / z / z)
+        const = gammaln((df + 1) / 2) - gammaln(df / 2) - 0.5 * np.log(df * np.pi * s2)
+        expected = const - (df + 1) / 2 * log_term
+        assert scores[k] == pytest.approx(expected, rel=1e-12)
+    proba = fit.predict_proba(far)
+    assert np.all(np.isfinite(proba)) and proba.sum() == pytest.approx(1.0)

@@ -318,3 +318,87 @@ def test_the_full_predictive_is_scipys_multivariate_t():
                 scale = np.sqrt(beta_n * (kappa_n + 1.0) / (alpha_n * kappa_n))
                 expected = stats.t(2.0 * alpha_n, mu_n, scale).logpdf(rows).sum(axis=1)
             np.testing.assert_allclose(scores[:, k], expected, rtol=1e-12)
+
+
+def test_the_diagonal_evidence_of_proportions_is_each_columns_marginal():
+    """Proportions summing to 1 (a singular covariance) under a diagonal covariance:
+    the default prior takes the columns' variances, psi_jj = var_j / K^(2/d), so the
+    evidence is every class's and column's Normal-Inverse-Gamma marginal likelihood by
+    hand (alpha = (nu - d + 1)/2, beta = psi_jj / 2, kappa 0.01, mu_0 the mean), plus
+    the class counts' Dirichlet-multinomial."""
+    from scipy.special import gammaln
+
+    rng = np.random.default_rng(0)
+    P = pd.DataFrame(rng.dirichlet([2.0, 3.0, 4.0], 120), columns=["a", "b", "c"])
+    y = np.where(P["b"] > P["b"].median(), "hi", "lo")
+    fit = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance="diag")).fit(P, y)
+    x = P.to_numpy()
+    K, d, kappa = 2, 3, 0.01
+    alpha, beta = (d + 2.0 - d + 1.0) / 2.0, x.var(axis=0) / K ** (2.0 / d) / 2.0
+    m0 = x.mean(axis=0)
+    expected = 0.0
+    for label in ("hi", "lo"):
+        rows = x[y == label]
+        n, mean = len(rows), rows.mean(axis=0)
+        kappa_n, alpha_n = kappa + n, alpha + n / 2.0
+        beta_n = beta + ((rows - mean) ** 2).sum(axis=0) / 2.0
+        beta_n = beta_n + kappa * n * (mean - m0) ** 2 / (2.0 * kappa_n)
+        expected += np.sum(
+            gammaln(alpha_n)
+            - gammaln(alpha)
+            + alpha * np.log(beta)
+            - alpha_n * np.log(beta_n)
+            + 0.5 * np.log(kappa / kappa_n)
+            - 0.5 * n * np.log(2.0 * np.pi)
+        )
+    counts = np.array([(y == "hi").sum(), (y == "lo").sum()], dtype=float)
+    expected += gammaln(2.0) - gammaln(2.0 + counts.sum()) + np.sum(gammaln(1.0 + counts))
+    assert fit.log_evidence() == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("covariance", ["full", "tied"])
+def test_the_predictive_scores_a_row_far_out(covariance):
+    """A row 1e200 out: its squared distance overflows, but the Student-t needs only
+    its logarithm, log q = 2 log s + log(u' S^-1 u) for the deviation s u (s its
+    largest entry), solved by hand; log(1 + q/nu) = log q - log nu + log(1 + nu/q)."""
+    from scipy.special import gammaln
+
+    mu0, kappa, nu, psi = np.array([3.0, 70.0]), 0.3, 5.0, np.array([[1.0, 2.0], [2.0, 90.0]])
+    X = bnb.datasets.old_faithful()
+    y = np.where(X["eruptions"] > 3, "long", "short")
+    prior = bnb.NormalInverseWishart(mu=mu0, kappa=kappa, nu=nu, psi=psi)
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian(prior, covariance=covariance))
+    fit = model.fit(X, y, estimate="predictive")
+    row = np.array([1e200, -3e199])
+    scores = fit.joint_log_likelihood(pd.DataFrame([row], columns=X.columns))[0]
+    scores = scores - fit.class_log_prob
+    psi_n, nus = {}, {}
+    for label in fit.labels:
+        x = X[y == label].to_numpy()
+        n, mean = len(x), x.mean(axis=0)
+        scatter = (x - mean).T @ (x - mean)
+        pull = kappa * n / (kappa + n) * np.outer(mean - mu0, mean - mu0)
+        psi_n[label], nus[label] = scatter + pull, n
+    for k, label in enumerate(fit.labels):
+        x = X[y == label].to_numpy()
+        n, mean = len(x), x.mean(axis=0)
+        kappa_n = kappa + n
+        mu_n = (kappa * mu0 + n * mean) / kappa_n
+        if covariance == "full":
+            nu_n, shape_n = nu + n, psi + psi_n[label]
+        else:  # one Inverse-Wishart, every class's quadratic terms pooled
+            nu_n, shape_n = nu + len(X), psi + sum(psi_n.values())
+        df = nu_n - 1.0
+        shape = shape_n * (kappa_n + 1.0) / (kappa_n * df)
+        dev = row - mu_n
+        s = np.abs(dev).max()
+        u = dev / s
+        log_q = 2.0 * np.log(s) + np.log(u @ np.linalg.solve(shape, u))
+        expected = (
+            gammaln((df + 2) / 2)
+            - gammaln(df / 2)
+            - np.log(df * np.pi)
+            - 0.5 * np.linalg.slogdet(shape)[1]
+            - (df + 2) / 2 * (log_q - np.log(df) + np.log1p(np.exp(np.log(df) - log_q)))
+        )
+        assert scores[k] == pytest.approx(expected, rel=1e-12)

@@ -8,7 +8,7 @@ import numpy as np
 import xarray as xr
 
 from bayesnb import _compiled
-from bayesnb.errors import InputError, InputTypeError
+from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.families._kernels import Labels, _as_float_matrix, standardized
 from bayesnb.families.base import Family
 from bayesnb.families.gaussian import _moments as gaussian_moments
@@ -82,6 +82,21 @@ class MultivariateGaussian(Family):
     missing value, naming its column (a classifier's estimate is then the mixture
     with every label known); declare such columns :class:`~bayesnb.Gaussian`
     (independent, which marginalizes them in every fit).
+
+    Every sum of squares is taken about the training rows' mean (the encoding's
+    centre), and the compiled EM loop keeps the means less that centre as well, so an
+    offset in the data moves only the fitted means. A column whose values differ but
+    whose variance is below the smallest normal float, or whose squared deviations sum
+    beyond the largest, is an error naming it (rescale it). A constant column gets a
+    unit of variance in the default prior's scale, as before. Training rows on a
+    lower-dimensional set of two or more columns (collinear columns) fit the diagonal
+    and tied structures under the default prior
+    (:class:`~bayesnb.priors.NormalInverseWishart`, ``psi``); a full one refuses them,
+    naming the combination that is constant (:meth:`_check_flat`). A row to score so
+    far out that its squared distance from every mean overflows has density 0 under
+    every Gaussian, and predicting it raises
+    :class:`~bayesnb.errors.ZeroLikelihoodError` naming it; the predictive Student-t
+    scores it from the logarithm of that distance.
 
     Examples
     --------
@@ -163,13 +178,45 @@ class MultivariateGaussian(Family):
         x = self._values(data)
         w = np.asarray(weights, float)
         total = w.sum()
-        mean = (w @ x) / total if total > 0 else np.zeros(x.shape[1])
-        xc = x - mean
-        return {
-            "n": np.array([total]),
-            "mean": mean[None],
-            "scatter": ((xc * w[:, None]).T @ xc)[None],
-        }
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            mean = (w @ x) / total if total > 0 else np.zeros(x.shape[1])
+            xc = x - mean
+            scatter = (xc * w[:, None]).T @ xc
+        if total > 0:
+            self._check_spread(x, w, np.diagonal(scatter) / total, mean)
+        return {"n": np.array([total]), "mean": mean[None], "scatter": scatter[None]}
+
+    def _check_spread(self, x, w, var, mean) -> None:
+        """Raise an InputError naming the first column of rows ``x`` (weights ``w``;
+        NaN where missing) whose variance ``var`` (d,) about ``mean`` is no normal
+        float while its values differ: below the smallest normal float (about
+        2.2e-308) it underflows to 0 or loses its digits, and the default prior's
+        scale, every covariance and every density with it would be wrong; beyond the
+        largest (about 1.8e308) it overflows. Rescaling the column by a power of ten
+        brings it back."""
+        tiny = np.finfo(float).tiny
+        for j in range(x.shape[1]):
+            if np.isfinite(mean[j]) and np.isfinite(var[j]) and not 0.0 <= var[j] < tiny:
+                continue
+            values = x[(w > 0) & ~np.isnan(x[:, j]), j]
+            column = self.columns[j] if self.columns else j
+            if np.isfinite(mean[j]) and np.isfinite(var[j]):
+                if values.size == 0 or values.max() == values.min():
+                    continue  # a constant column: no spread to lose
+                raise InputError(
+                    f"{self._what()} has values in column {column!r} that differ, from "
+                    f"{values.min():.3g} to {values.max():.3g}, but whose variance is "
+                    "below the smallest normal float (about 2.2e-308), so it cannot be "
+                    "computed. Rescale the column (e.g. multiply it by a power of ten) "
+                    "before fitting."
+                )
+            big = float(np.max(np.abs(values))) if values.size else float("nan")
+            raise InputError(
+                f"{self._what()} has values as large as {big:.3g} in column {column!r}, "
+                "whose squared deviations from their mean sum beyond the largest float "
+                "(about 1.8e308), so their variance cannot be stored. Rescale the column "
+                "(e.g. divide it by a power of ten) before fitting."
+            )
 
     def _pooled_missing(self, x, missing, w) -> dict:
         """:meth:`pooled_stats` of rows ``x`` with missing values (``missing``) and
@@ -189,9 +236,12 @@ class MultivariateGaussian(Family):
                 "from. Drop the column."
             )
         count = (seen * w[:, None]).sum(axis=0)
-        centre = (w @ np.where(missing, 0.0, x)) / count
-        x = x - centre  # every sum below of deviations of the data's own size
-        var = (w @ np.where(missing, 0.0, x * x)) / count
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            centre = (w @ np.where(missing, 0.0, x)) / count
+            deviation = x - centre  # every sum below of deviations of the data's own size
+            var = (w @ np.where(missing, 0.0, deviation * deviation)) / count
+        self._check_spread(x, w, var, centre)
+        x = deviation
         mu, cov = np.zeros((1, len(var))), np.diag(var)[None]
         r = w[:, None]
         for _ in range(_POOLED_STEPS):
@@ -210,11 +260,72 @@ class MultivariateGaussian(Family):
         return {"n": n, "mean": mu, "scatter": scatter}
 
     def adopt_pooled(self, stats: dict) -> None:
+        """The training rows' mean and 1/N covariance."""
         total = stats["n"][0]
         if not total > 0:
             raise InputError(f"{self._what()} has no row of positive weight.")
         self.data_mean = stats["mean"][0]
         self.data_cov = stats["scatter"][0] / total
+
+    def _combinations(self) -> np.ndarray:
+        """The constant combinations of two or more columns over the training rows
+        (:meth:`~bayesnb.NormalInverseWishart.flat_directions`); a column constant by
+        itself is not one: the default prior gives it a unit of variance, as before
+        and as the univariate family does."""
+        flat = NormalInverseWishart.flat_directions(self.data_cov)
+        return flat[np.count_nonzero(np.abs(flat) > 1e-8, axis=1) > 1]
+
+    def _flat_sets(self) -> list[str]:
+        """The combinations of :meth:`_combinations`, written out, e.g. ``"a + b +
+        c"``; none when the rows span every dimension but constant columns."""
+        out = []
+        for c in self._combinations():
+            terms = []
+            for j in np.flatnonzero(np.abs(c) > 1e-8):
+                size = f"{abs(c[j]):.4g}"
+                name = str(self.columns[j]) if self.columns else f"column {j}"
+                term = name if size == "1" else f"{size}*{name}"
+                if terms:
+                    term = f"{'-' if c[j] < 0 else '+'} {term}"
+                elif c[j] < 0:
+                    term = f"-{term}"
+                terms.append(term)
+            out.append(" ".join(terms))
+        return out
+
+    def _check_flat(self) -> None:
+        """Raise, naming the combinations, when the training rows lie on a
+        lower-dimensional set of two or more columns (collinear columns, proportions
+        that sum to 1, fewer distinct rows than columns). Along such a set a full
+        covariance per class has no spread but the prior's, which shrinks as the class
+        grows (:math:`\\Psi/(\\nu + n_k + d + 2)` there), so the densities would favour
+        the larger classes whatever the rows say. A tied covariance fits such rows
+        (its one variance along the set is the same for every class), as do the
+        diagonal ones."""
+        message = self._flat_message()
+        if message:
+            raise InputError(message)
+
+    def _flat_message(self) -> str:
+        """:meth:`_check_flat`'s error, or "" when the training rows span every
+        dimension."""
+        flat = self._flat_sets()
+        if not flat:
+            return ""
+        first = self._combinations()[0]
+        j = int(np.flatnonzero(np.abs(first) > 1e-8)[-1])
+        drop = self.columns[j] if self.columns else j
+        said = "; ".join(f"{combo} is constant" for combo in flat[:3])
+        return (
+            f"{self._what()} has training rows on a lower-dimensional set: {said} "
+            "(to within 1e-3 of the columns' standard deviations). A full covariance "
+            "per class has no spread along it: its likelihood is unbounded there, and "
+            "under the default prior its spread is the prior's alone, which shrinks as "
+            "the class grows, so the densities would favour the larger classes. Drop a "
+            f"column of each such combination (e.g. {drop!r}), or declare "
+            "covariance='tied' (one covariance shared by every class, which fits such "
+            "rows under estimate='map') or covariance='diag'."
+        )
 
     def encode(self, data) -> np.ndarray:
         """The values as a float matrix less the training rows' mean (the bound
@@ -337,8 +448,17 @@ class MultivariateGaussian(Family):
         )
 
     def resolved_prior(self, n_labels: int) -> NormalInverseWishart:
-        """The prior with its data defaults filled in, for ``n_labels`` classes."""
-        return self.prior.resolve(self.n_columns, n_labels, self.data_mean, self.data_cov)
+        """The prior with its data defaults filled in, for ``n_labels`` classes. A
+        diagonal or spherical covariance's default ``psi`` is the diagonal of the
+        training rows' covariance over :math:`K^{2/d}`: only the variances enter its
+        inverse gammas, so collinear columns are no obstacle to it. A full one refuses
+        training rows on a lower-dimensional set (:meth:`_check_flat`)."""
+        cov = self.data_cov
+        if cov is not None and self.covariance in DIAGONAL_COVARIANCES:
+            cov = np.diag(np.diagonal(cov))
+        if cov is not None and self.covariance == "full" and self.prior.psi is None:
+            self._check_flat()
+        return self.prior.resolve(self.n_columns, n_labels, self.data_mean, cov)
 
     def estimate_params(self, stats: dict, method: str, *, labels=None) -> dict:
         """``{"mu": (K, d), "cov": (K, d, d)}`` under ``method`` ("ml", "map" or "mean");
@@ -497,6 +617,7 @@ class MultivariateGaussian(Family):
                 whiten = None
         for k in range(len(cov)):
             ok = np.isfinite(cov[k]).all()
+            diag = None
             if ok:
                 try:
                     chol = np.linalg.cholesky(cov[k])
@@ -509,14 +630,50 @@ class MultivariateGaussian(Family):
                 except np.linalg.LinAlgError:
                     ok = False
             if not ok:
-                raise InputError(
-                    f"{self._what()}: class {names[k]!r} (weight {float(n[k]):.6g}) has a "
-                    f"singular {self.covariance} covariance under estimate={method!r}: its "
-                    "rows lie on a lower-dimensional set (a component collapsed onto "
-                    "fewer than d + 1 distinct points), where the likelihood grows without "
-                    "bound. Use estimate='map' (the default for clustering), whose "
-                    "Normal-Inverse-Wishart prior keeps every covariance definite."
-                )
+                raise InputError(self._singular_message(names[k], float(n[k]), method, diag))
+
+    def _singular_message(self, name, weight: float, method: str, pivots) -> str:
+        """Why class ``name``'s covariance under ``method`` is not definite, and the
+        remedy that works for that estimate: under "ml" the prior of "map"; under
+        "map" and "mean" (whose default prior is definite, so that only the floats'
+        range can fail it) a rescaling; for a start (``method`` "init"), definite
+        covariances. ``pivots``: its Cholesky factor's diagonal, when it has one."""
+        what = f"{self._what()}: class {name!r} (weight {weight:.6g})"
+        if method == "ml":
+            flat = self._flat_sets() if self.data_cov is not None else []
+            if flat and self.covariance == "full":
+                return self._flat_message()
+            also = f" (all the training rows do: {flat[0]} is constant)" if flat else ""
+            return (
+                f"{what} has a singular {self.covariance} covariance under estimate='ml': "
+                "its rows lie on a lower-dimensional set (a component collapsed onto "
+                f"fewer than d + 1 distinct points, or collinear columns){also}, where "
+                "the likelihood grows without bound. Use estimate='map' (the default "
+                "for clustering), whose Normal-Inverse-Wishart prior keeps every "
+                "covariance definite."
+            )
+        if method == "init":
+            return (
+                f"init gives {self._what()} component {name!r} a {self.covariance} "
+                "covariance that is not positive definite (no Cholesky factor with "
+                "pivots above 1e-12 of the largest and above 1.5e-154). Give symmetric "
+                "positive definite covariances, e.g. the data's covariance."
+            )
+        spread = ""
+        if pivots is not None and np.all(np.isfinite(pivots)) and pivots.max() > 0:
+            spread = (
+                f" (its Cholesky factor's pivots run from {pivots.min():.3g} to {pivots.max():.3g})"
+            )
+        return (
+            f"{what} has a {self.covariance} covariance under estimate={method!r} that "
+            f"is not positive definite in floating point{spread}: a standard deviation "
+            "below about 1.5e-154 (a variance below the smallest normal float, about "
+            "2.2e-308), or columns whose spreads differ by a factor beyond 1e12, or, "
+            "with a prior of your own, a psi far from the data's scale. Rescale the "
+            "block's columns to comparable spreads of moderate size (e.g. standardize "
+            "them) before fitting; with a prior of your own, give it a psi of the "
+            "data's scale (bnb.NormalInverseWishart(psi=...))."
+        )
 
     # -- densities --------------------------------------------------------------------
     def log_likelihood(self, enc, params) -> np.ndarray:
@@ -546,7 +703,43 @@ class MultivariateGaussian(Family):
         if "df" not in params:
             return -0.5 * (seen * LOG_2PI + log_det + quad)
 
-        return _student_t_density(np.asarray(params["df"], dtype=float), seen, log_det, quad)
+        def far(entries):
+            return _far_log_quad(enc, mu, matrix, entries)
+
+        df = np.asarray(params["df"], dtype=float)
+        return _student_t_density(df, seen, log_det, quad, far)
+
+    def posterior_scores(self, enc, params) -> np.ndarray:
+        """:meth:`log_likelihood`, which is what the posterior over the classes depends
+        on. A row whose density is 0 under every class (a Gaussian's, which underflows
+        only for a value so far out that its squared distance from every class's
+        mean, in the class's standard deviations, exceeds the largest float, about
+        1.8e308; a Student-t's never does) raises
+        :class:`~bayesnb.errors.ZeroLikelihoodError` naming the row, its values and
+        that cause."""
+        out = self.log_likelihood(enc, params)
+        lost = np.flatnonzero(np.isneginf(out).all(axis=1))
+        if lost.size:
+            row = int(lost[0])
+            values = np.asarray(enc[row], dtype=float)
+            if self.data_mean is not None:
+                values = values + self.data_mean
+            said = ", ".join(
+                f"{name}={value:.6g}" for name, value in zip(self.columns, values, strict=True)
+            )
+            rows = f"row {row}" if lost.size == 1 else f"row {row} (and {lost.size - 1} more)"
+            raise ZeroLikelihoodError(
+                f"{rows} has likelihood 0 under every class or component, so it has no "
+                f"posterior. On row {row}: {self._what()} gives it density 0 under every "
+                f"class or component (a value too far out for the densities: {said}, "
+                "whose squared distance from every mean, in standard deviations, exceeds "
+                "the largest float, about 1.8e308). No zero count is the cause. Check "
+                "that row's values (a value so far from every training row is most likely "
+                "a mistake in the data): correct or drop the row; a classifier fitted with "
+                "estimate='predictive' scores it by Student-t densities, whose tails reach "
+                "that far."
+            )
+        return out
 
     def _scores(self, x, params) -> np.ndarray:
         """:meth:`log_likelihood` of rows ``x`` with no value missing, ``params`` in
@@ -577,13 +770,22 @@ class MultivariateGaussian(Family):
 
         scale = np.asarray(scale, float)
         if df.ndim == 2:
-            return student_t_scores(x, df, mu, np.diagonal(scale, axis1=1, axis2=2))
+            scale2 = np.diagonal(scale, axis1=1, axis2=2)
+            out = student_t_scores(x, df, mu, scale2)
+            lost = np.argwhere(~np.isfinite(out))  # a squared deviation beyond the floats
+            if lost.size:
+                out[lost[:, 0], lost[:, 1]] = _far_column_t(x, df, mu, scale2, lost)
+            return out
         K, d = mu.shape
         chol = np.linalg.cholesky(scale)
         out = np.empty((len(x), K))  # -|L^-1 (x - mu)|^2 / 2
         mvn_scores(x, np.ascontiguousarray(mu), chol, np.zeros(K), out)
         log_det = 2.0 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)), axis=1)
-        return _student_t_density(df, d, log_det, -2.0 * out)
+
+        def far(entries):
+            return _far_log_quad(x, mu, scale, entries)
+
+        return _student_t_density(df, d, log_det, -2.0 * out, far)
 
     def log_prior(self, params, shift: float = 0.0) -> float:
         """Log density of the prior at ``params`` (the density whose mode "map" is)."""
@@ -872,12 +1074,15 @@ class MultivariateGaussian(Family):
         }
 
 
-def _student_t_density(df, d, log_det, quad):
+def _student_t_density(df, d, log_det, quad, far=None):
     r"""The multivariate Student-t log density, :math:`\log\Gamma(\frac{\nu + d}2) -
     \log\Gamma(\frac\nu2) - \frac d2\log\nu\pi - \frac12\log|S| - \frac{\nu +
     d}2\log(1 + q/\nu)`, from every class's degrees of freedom ``df`` (K,), the
     dimension ``d`` (a number, or one per row (n, 1)), ``log_det`` of the scale and the
-    squared distances ``quad`` (n, K)."""
+    squared distances ``quad`` (n, K). Where q overflowed (a row beyond 1e154 of the
+    scale from the location), ``far`` (the entries (m, 2) of row and class) gives
+    :math:`\log q` instead, and :math:`\log(1 + q/\nu) = \log q - \log\nu +
+    \log(1 + \nu/q)` keeps the density finite."""
     from bayesnb._lazy import special
 
     const = (
@@ -886,7 +1091,55 @@ def _student_t_density(df, d, log_det, quad):
         - 0.5 * d * np.log(df * np.pi)
         - 0.5 * log_det
     )
-    return const - 0.5 * (df + d) * np.log1p(quad / df)
+    with np.errstate(over="ignore"):
+        term = np.log1p(quad / df)
+    lost = np.argwhere(~np.isfinite(term))
+    if far is not None and lost.size:
+        log_q = far(lost)
+        log_df = np.log(np.broadcast_to(df, term.shape)[lost[:, 0], lost[:, 1]])
+        term[lost[:, 0], lost[:, 1]] = log_q - log_df + np.log1p(np.exp(log_df - log_q))
+    return const - 0.5 * (df + d) * term
+
+
+def _far_log_quad(x, mu, matrix, entries) -> np.ndarray:
+    r""":math:`\log\|L_k^{-1}(x_i - \mu_k)\|^2` over row i's observed columns, for every
+    entry (i, k) of ``entries`` (m, 2), with :math:`L_k` the Cholesky factor of that
+    block of ``matrix[k]``: the deviation divided by its largest value before it is
+    solved and squared, so that no square overflows (:func:`_student_t_density`)."""
+    from scipy.linalg import solve_triangular
+
+    out = np.empty(len(entries))
+    for t, (i, k) in enumerate(entries):
+        seen = ~np.isnan(x[i])
+        dev = x[i, seen] - mu[k, seen]
+        top = float(np.max(np.abs(dev)))
+        chol = np.linalg.cholesky(matrix[k][np.ix_(seen, seen)])
+        z = solve_triangular(chol, dev / top, lower=True)
+        with np.errstate(over="ignore"):
+            out[t] = 2.0 * np.log(top) + np.log(z @ z)
+    return out
+
+
+def _far_column_t(x, df, loc, scale2, entries) -> np.ndarray:
+    r""":func:`~bayesnb.families.gaussian.student_t_scores` of row i under class k for
+    every entry (i, k) of ``entries`` (m, 2), with :math:`\log(1 + z^2) = 2\log|z| +
+    \log(1 + z^{-2})` for :math:`|z| > 1`, which does not overflow."""
+    from bayesnb._lazy import special
+
+    out = np.empty(len(entries))
+    for t, (i, k) in enumerate(entries):
+        seen = ~np.isnan(x[i])
+        nu, s2 = df[k, seen], scale2[k, seen]
+        z = np.abs(x[i, seen] - loc[k, seen]) / np.sqrt(nu * s2)
+        wide = np.maximum(z, 1.0)  # |z| where it exceeds 1
+        narrow = np.minimum(z, 1.0)
+        log1p_sq = np.where(
+            z > 1.0, 2.0 * np.log(wide) + np.log1p((1.0 / wide) ** 2), np.log1p(narrow**2)
+        )
+        norm = special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2)
+        norm = norm - 0.5 * np.log(nu * np.pi * s2)
+        out[t] = float(np.sum(norm - 0.5 * (nu + 1) * log1p_sq))
+    return out
 
 
 def _moments(x, r, diagonal: bool) -> tuple:
@@ -998,8 +1251,10 @@ def _updated(prior: NormalInverseWishart, stats: dict) -> tuple:
     \\mu_0)^\\top` (K, d, d), or their diagonals (K, d) for diagonal statistics."""
     n, mean, scatter = stats["n"], stats["mean"], stats["scatter"]
     kappa = prior.kappa + n
-    mu = (prior.kappa * prior.mu + n[:, None] * mean) / kappa[:, None]
     delta = mean - prior.mu
+    # the prior's mean moved by a share of the deviation: one rounding at the data's
+    # offset, where kappa mu_0 + n mean would round at n times it
+    mu = prior.mu + (n / kappa)[:, None] * delta
     pull = prior.kappa * n / kappa
     if scatter.ndim == 3:
         return kappa, mu, scatter + pull[:, None, None] * delta[:, :, None] * delta[:, None, :]
