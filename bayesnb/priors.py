@@ -1113,8 +1113,8 @@ class NormalInverseGamma:
                 raise InputError(
                     f"estimate='ml' with ddof={ddof} needs more than {ddof} observation(s) "
                     f"of {what} in every class; {where(few)} has "
-                    f"{int(np.min(n))}. Use estimate='map' or 'mean', which borrow "
-                    "strength from the Normal-Inverse-Gamma prior."
+                    f"{int(np.min(n))}. Use estimate='map' (or, in a classifier, 'mean'), "
+                    "which borrow strength from the Normal-Inverse-Gamma prior."
                 )
             with np.errstate(divide="ignore", invalid="ignore"):
                 var = ss / (n - ddof)
@@ -1128,8 +1128,9 @@ class NormalInverseGamma:
                 raise InputError(
                     f"estimate='ml' found zero variance of {what} in {where(var <= 0)} "
                     f"({fewest:g} sample(s) there, all equal), so its "
-                    "density is infinite there. Use estimate='map' or "
-                    "'mean', which keep the variance positive through the prior."
+                    "density is infinite there. Use estimate='map' (or, in a "
+                    "classifier, 'mean'), which keep the variance positive through the "
+                    "prior."
                 )
             return mean, var
         post = self.posterior(n, mean, ss)

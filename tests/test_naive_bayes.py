@@ -452,3 +452,14 @@ def test_multinomial_posterior_from_differences_equals_the_joint(n_classes):
         # The label loop counts like the one-hot product.
         counts = np.stack([(weights[y == k, None] * X[y == k]).sum(axis=0) for k in range(K)])
         np.testing.assert_allclose(fit.counts["X"].values, counts, rtol=1e-12)
+
+
+@pytest.mark.parametrize("as_sparse", [False, True])
+def test_a_bad_count_is_named_by_row_column_and_value(as_sparse):
+    X = np.array([[1.0, 2.0], [0.0, 3.0], [4.0, -1.0]])
+    data = sparse.csr_array(X) if as_sparse else X
+    with pytest.raises(ValueError, match=r"got -1\.0 at row 2, column 'x1'"):
+        bnb.NaiveBayes(bnb.Multinomial()).fit(data, [0, 1, 0])
+    fit = bnb.NaiveBayes(bnb.Multinomial()).fit(np.abs(X), [0, 1, 0])
+    with pytest.raises(ValueError, match=r"got -1\.0 at row 2, column 'x1'"):
+        fit.predict(data)

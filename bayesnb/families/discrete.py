@@ -1695,14 +1695,24 @@ class Multinomial(_Discrete):
             return _Unchecked(sparse.csr_array(data, dtype=float))
         x = _as_float_matrix(data, f"Multinomial block {self.name!r}", self.columns).astype(float)
         if x.size and not _finite_nonnegative(x):
-            self._bad_counts()
+            self._bad_counts(x)
         return x
 
-    def _bad_counts(self):
+    def _bad_counts(self, x):
+        """Raise, naming the first entry of the counts ``x`` (dense, or CSR) that is
+        NaN, infinite or negative: its row, column and value."""
+        if sparse.issparse(x):
+            at = int(np.flatnonzero(~(np.isfinite(x.data) & (x.data >= 0)))[0])
+            row = int(np.searchsorted(x.indptr, at, side="right")) - 1
+            col, value = int(x.indices[at]), x.data[at]
+        else:
+            row, col = (int(v) for v in np.argwhere(~(np.isfinite(x) & (x >= 0)))[0])
+            value = x[row, col]
         raise InputError(
             f"Multinomial block {self.name!r} needs finite non-negative counts with no "
             "missing value (a missing count cannot be marginalized without the "
-            "document length); got NaN, inf or a negative value. Fill or drop those rows."
+            f"document length); got {float(value)!r} at row {row}, column "
+            f"{self.columns[col]!r}. Fill or drop those rows."
         )
 
     def _checked(self, enc):
@@ -1711,7 +1721,7 @@ class Multinomial(_Discrete):
             return enc
         x = enc.values
         if x.nnz and not _finite_nonnegative(x.data):
-            self._bad_counts()
+            self._bad_counts(x)
         return x
 
     def encode_repeated(self, data):
@@ -1739,7 +1749,7 @@ class Multinomial(_Discrete):
                 counts,
             )
             if bad:
-                self._bad_counts()
+                self._bad_counts(x)
             return {"counts": counts}
         return {"counts": _column_sums(self._checked(enc), dense(resp))}
 
@@ -1771,7 +1781,7 @@ class Multinomial(_Discrete):
             x = enc.values
             table = np.ascontiguousarray(logp.T)
             if _compiled.csr_scores(x.indptr, _unsigned(x.indices), x.data, table, out):
-                self._bad_counts()
+                self._bad_counts(x)
             return out
         out += _guarded_dot(self._checked(enc), logp)
         return out
