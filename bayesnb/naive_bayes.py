@@ -172,7 +172,12 @@ class NaiveBayes:
             so its parameters are its prior's). Default: the labels in ``y``. The
             labels are kept sorted either way; a label of ``y`` not in ``classes`` is
             an error. Give it when later batches (:meth:`NaiveBayesFit.update`) may
-            hold classes this one does not: the first fit fixes the labels.
+            hold classes this one does not: the first fit fixes the labels. A class
+            without rows has its prior's estimates, so it needs priors that have them:
+            under the default ``"mean"``, a Gaussian feature's prior needs
+            ``alpha > 1`` (its E[σ²] is β/(α − 1)), e.g.
+            ``bnb.Gaussian(bnb.NormalInverseGamma(alpha=2.0))``; under ``"map"``, a
+            discrete feature's Dirichlet needs every concentration above 1.
 
         Returns
         -------
