@@ -16,6 +16,7 @@ import pandas as pd
 import xarray as xr
 
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
+from bayesnb.families._kernels import _plain
 from bayesnb.priors import Dirichlet, check_estimate
 
 __all__ = [
@@ -75,11 +76,6 @@ def _value_codes(column, values: list, what: str, remedy: str, missing_ok: bool 
         )
         raise InputError(f"{what} has {shown} not among its values {values!r}. {remedy}")
     return codes.astype(np.intp)
-
-
-def _plain(value):
-    """A NumPy scalar as the Python value it holds (for messages)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 # -- independence in a joint table --------------------------------------------------------

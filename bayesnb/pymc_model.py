@@ -67,7 +67,7 @@ import xarray as xr
 from bayesnb._data import Table, check_sample_weight, split_target
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Gaussian, MultivariateGaussian
-from bayesnb.families._kernels import value_array
+from bayesnb.families._kernels import _plain, value_array
 from bayesnb.families.multivariate import DIAGONAL_COVARIANCES, _missing_patterns
 from bayesnb.priors import class_concentration
 
@@ -746,10 +746,6 @@ def _param_value(pm_model, name: str, params) -> np.ndarray:
             "finite parameters."
         )
     return value
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def model_point(pm_model: pm.Model, params) -> dict:

@@ -482,6 +482,11 @@ def log_sum_exp_last(values: np.ndarray) -> np.ndarray:
     return np.log(np.exp(values - top).sum(axis=-1, keepdims=True)) + top
 
 
+def _plain(value):
+    """A NumPy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def value_array(values, *, object_strings: bool = False) -> np.ndarray:
     """``values`` (labels or categories, as given) as a 1-D array holding each of them.
 

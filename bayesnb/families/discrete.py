@@ -30,6 +30,7 @@ from bayesnb.families._kernels import (
     _guarded_dot,
     _is_zero_one,
     _layout,
+    _plain,
     _product,
     _row_blocks,
     _signed,
@@ -2022,11 +2023,6 @@ def _probabilities(params: dict) -> np.ndarray:
     """The probabilities a discrete family exports: ``params["prob"]`` when given (an
     interval's ends), else ``exp(params["log_prob"])``."""
     return params["prob"] if "prob" in params else np.exp(params["log_prob"])
-
-
-def _plain(value):
-    """A NumPy scalar as the Python value it holds (for messages)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 #: Values below which the categories of an integer block are marked in one read.
