@@ -303,7 +303,9 @@ class _Bound:
                     "rows, which a Dask fit does not gather. Use bins=<int> (edges from the "
                     "range) or declare edges=[...]."
                 )
-        self._pool(counted)
+        self.counted = counted
+        if counted:  # a mixture's defaults wait for its number of components (pool)
+            self.pool()
 
     def _table(self, meta) -> Table:
         proxy = _proxy(meta, self.summary)
@@ -324,11 +326,11 @@ class _Bound:
                 out |= {names.index(c) for c in columns if _is_float(dtypes[names.index(c)])}
         return out
 
-    def _pool(self, counted: bool) -> None:
+    def pool(self, n_labels: int | None = None) -> None:
         """Defaults the in-memory bind learns from the pooled rows (a Gaussian prior's
-        mean and scale under EM, a multivariate Gaussian's centre and covariance): from
-        the partitions' pooled statistics, merged."""
-        pending = [b for b in self.blocks if b.needs_pooled(counted)]
+        mean and scale under EM, for ``n_labels`` components; a multivariate Gaussian's
+        centre and covariance): from the partitions' pooled statistics, merged."""
+        pending = [b for b in self.blocks if b.needs_pooled(self.counted)]
         if not pending:
             return
         source = self.source
@@ -337,7 +339,7 @@ class _Bound:
             stats = parts[0][j]
             for part in parts[1:]:
                 stats = merge_stats(stats, part[j])
-            block.adopt_pooled(stats)
+            block.adopt_pooled(stats, n_labels)
 
 
 def _part_table(X, names, is_frame: bool) -> Table:
@@ -559,7 +561,7 @@ class _BoundModel:
     def __init__(self, model, blocks: list):
         self.features, self.class_prior, self.blocks = model.features, model.class_prior, blocks
 
-    def bind(self, table, sample_weight=None, *, counted: bool = False) -> list:
+    def bind(self, table, sample_weight=None, *, counted: bool = False, n_labels=None) -> list:
         return self.blocks
 
 
@@ -623,6 +625,7 @@ def cluster(
     if y is not None:
         known = pd.Series(list(bound.summary["labels"]), dtype=object)
     labels = mixture_labels(n_components, known, init)
+    bound.pool(len(labels))
     given = _BoundModel(model, bound.blocks)
     problem = DaskProblem(given, bound, labels, estimate, class_estimate, hard, persist)
     if isinstance(init, str):  # restarts on a sample, in memory

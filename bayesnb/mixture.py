@@ -248,7 +248,9 @@ class _Problem:
         self.table = table
         self.weights = sample_weight
         self.total_weight = float(self.n if sample_weight is None else sample_weight.sum())
-        self.blocks = model.bind(table, sample_weight) if blocks is None else blocks
+        self.blocks = (
+            model.bind(table, sample_weight, n_labels=self.K) if blocks is None else blocks
+        )
         self.encoded = self._encode(table)
         self.class_prior = model.class_prior
         self.estimates = {

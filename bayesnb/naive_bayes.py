@@ -82,7 +82,13 @@ class NaiveBayes:
         return f"NaiveBayes(features={self.features!r}, class_prior={self.class_prior!r})"
 
     def bind(
-        self, table: Table, sample_weight=None, *, counted: bool = False, target=None
+        self,
+        table: Table,
+        sample_weight=None,
+        *,
+        counted: bool = False,
+        target=None,
+        n_labels: int | None = None,
     ) -> list[Family]:
         """Bind every declared family to the training columns it describes.
 
@@ -91,11 +97,15 @@ class NaiveBayes:
         ``counted=True``: the caller counts these rows next with responsibilities
         summing to ``sample_weight`` (see :meth:`bayesnb.families.Family.bind`).
         ``target``: the fit's name for its labels, which no feature may take.
+        ``n_labels``: a mixture's number of components (see
+        :meth:`bayesnb.families.Family.bind`).
         """
-        groups = self._bind_groups(table, sample_weight, counted, target)
+        groups = self._bind_groups(table, sample_weight, counted, target, n_labels)
         return expand(groups, sum(len(g.index) for g in groups))[0]
 
-    def _bind_groups(self, table: Table, sample_weight, counted: bool, target=None) -> list[Group]:
+    def _bind_groups(
+        self, table: Table, sample_weight, counted: bool, target=None, n_labels=None
+    ) -> list[Group]:
         """:meth:`bind`'s blocks as groups counted and estimated as one block
         (:class:`~bayesnb.families.base.Group`): the columns one declaration bound at
         once (:meth:`~bayesnb.families.Family.bind_each`) as the block that bound
@@ -115,7 +125,11 @@ class NaiveBayes:
                 family = declared[index[0]][1]
                 columns = [declared[i][0] for i in index]
                 block = family.bind_each(
-                    columns, table.take(columns), sample_weight=sample_weight, counted=counted
+                    columns,
+                    table.take(columns),
+                    sample_weight=sample_weight,
+                    counted=counted,
+                    n_labels=n_labels,
                 )
                 if block is not None:
                     groups.append(Group(index, block))
@@ -123,7 +137,12 @@ class NaiveBayes:
         alone = [i for i in range(len(declared)) if i not in together]
         blocks = [
             family.bind(
-                name, columns, table.take(columns), sample_weight=sample_weight, counted=counted
+                name,
+                columns,
+                table.take(columns),
+                sample_weight=sample_weight,
+                counted=counted,
+                n_labels=n_labels,
             )
             for name, family, columns in (declared[i] for i in alone)
         ]

@@ -706,26 +706,38 @@ class NormalInverseGamma:
     ----------
     mu : float or None
         Prior mean. ``None`` (the default) is data-dependent: see *Default* below.
-    kappa : float
-        Pseudo-observations behind ``mu``.
-    alpha, beta : float
-        Inverse-Gamma shape and scale. ``beta=None`` (the default) is data-dependent:
-        ``alpha`` times a variance of the data (see *Default* below), so the prior is
-        about as wide as the data, a unit-information default that keeps the package
-        invariant to the feature's units.
+    kappa : float or None, default 1.0
+        Pseudo-observations behind ``mu``. ``None``: the default of where the prior
+        is used (see *Default* below).
+    alpha, beta : float or None
+        Inverse-Gamma shape (default 1.0; ``None``: the default of where the prior is
+        used) and scale. ``beta=None`` (the default) is data-dependent, a variance
+        of the data (see *Default* below), so the prior scales with the data, a
+        default that keeps the package invariant to the feature's units.
 
     Notes
     -----
-    **Default.** In a classifier every class gets its own default prior, weak
-    relative to that class's own spread: ``mu`` is the class's mean and ``beta`` is
-    ``alpha`` times the class's 1/N variance. Where a class's own variance is 0 (a
-    single row, or all its values equal) it takes the pooled within-class variance
-    :math:`\\sum_c S_c / \\sum_c n_c`, else the variance of all the rows, else 1; so
-    ``"map"`` and ``"mean"`` never give a zero variance. A class with no observed
-    value in a column takes the mean of all the rows there. In a mixture (EM) the
-    default is one prior for every component, fixed before EM starts (so the EM
-    objective stays fixed): ``mu`` is the mean and ``beta`` is ``alpha`` times the
-    1/N variance of all the rows (``alpha`` itself for a column with no spread).
+    **Default.** :class:`~bayesnb.Gaussian` without a prior declares
+    ``NormalInverseGamma(kappa=None, alpha=None)``: every parameter is then filled
+    in where the feature is fitted.
+
+    In a classifier every class gets its own default prior, weak relative to that
+    class's own spread: ``kappa`` and ``alpha`` are 1, ``mu`` is the class's mean and
+    ``beta`` is ``alpha`` times the class's 1/N variance. Where a class's own
+    variance is 0 (a single row, or all its values equal) it takes the pooled
+    within-class variance :math:`\\sum_c S_c / \\sum_c n_c`, else the variance of
+    all the rows, else 1; so ``"map"`` and ``"mean"`` never give a zero variance. A
+    class with no observed value in a column takes the mean of all the rows there.
+
+    In a mixture of K components (EM, MCMC) the default is one prior for every
+    component, fixed before EM starts (so the EM objective stays fixed): the
+    one-column case of :class:`NormalInverseWishart`'s default, Fraley and
+    Raftery's weak prior for Gaussian mixtures (``kappa`` 0.01, ``alpha`` 1.5,
+    ``mu`` the mean of all the rows and ``beta`` half their 1/N variance over
+    :math:`K^2`, as each component spans about 1/K of the data's range; 1/2 for a
+    column with no spread). A ``beta`` left ``None`` next to a given ``alpha`` is
+    the same, as a Normal-Inverse-Wishart's default scale is the same whatever its
+    degrees of freedom.
 
     From ``n`` observations with mean :math:`\\bar x` and centred sum of squares
     :math:`S`:
@@ -750,17 +762,19 @@ class NormalInverseGamma:
     """
 
     mu: float | np.ndarray | None = None
-    kappa: float | np.ndarray = 1.0
-    alpha: float | np.ndarray = 1.0
+    kappa: float | np.ndarray | None = 1.0
+    alpha: float | np.ndarray | None = 1.0
     beta: float | np.ndarray | None = None
 
+    #: A mixture's defaults of ``kappa`` and ``alpha`` (see *Default*): those of the
+    #: one-column Normal-Inverse-Wishart, 0.01 and (d + 2)/2. Class attributes.
+    MIXTURE_KAPPA = 0.01
+    MIXTURE_ALPHA = 1.5
+
     def __post_init__(self):
-        if self.mu is not None:
-            _nig_value(self.mu, "mu", positive=False)
-        for name in ("kappa", "alpha"):
-            _nig_value(getattr(self, name), name, positive=True)
-        if self.beta is not None:
-            _nig_value(self.beta, "beta", positive=True)
+        for name in ("mu", "kappa", "alpha", "beta"):
+            if getattr(self, name) is not None:
+                _nig_value(getattr(self, name), name, positive=name != "mu")
         given = {
             k: np.shape(v)
             for k, v in zip(["mu", "kappa", "alpha", "beta"], self._values(), strict=False)
@@ -814,13 +828,29 @@ class NormalInverseGamma:
                     f"{n_columns} value(s) per row, or a single number."
                 )
 
-    def resolve(self, pooled_mean, pooled_var) -> NormalInverseGamma:
-        """Fill the data-dependent defaults from the pooled mean and variance (the
-        default of a mixture: one prior for every component)."""
+    def resolve(self, pooled_mean, pooled_var, n_labels: int | None = None) -> NormalInverseGamma:
+        """Fill the defaults of a mixture of ``n_labels`` components (None: 1, the
+        rows as one component) from the mean and 1/N variance of all the rows (one
+        prior for every component; see *Default*).
+
+        Examples
+        --------
+        Two components, one column of variance 8: ``beta`` is 8 / 2**2 / 2.
+
+        >>> prior = NormalInverseGamma(kappa=None, alpha=None).resolve([3.0], [8.0], 2)
+        >>> prior.mu.tolist(), float(prior.kappa), float(prior.alpha), prior.beta.tolist()
+        ([3.0], 0.01, 1.5, [1.0])
+        """
         mu = pooled_mean if self.mu is None else self.mu
-        beta = self.alpha * np.asarray(pooled_var) if self.beta is None else self.beta
-        beta = np.where(np.asarray(beta) > 0, beta, self.alpha)  # constant feature: unit scale
-        return self._filled(mu, beta)
+        beta = self.beta
+        if beta is None:
+            var = np.asarray(pooled_var, dtype=float)
+            k = 1.0 if n_labels is None else float(n_labels)
+            with np.errstate(invalid="ignore"):
+                beta = np.where(var > 0, var / k**2, 1.0) / 2.0
+        kappa = self.MIXTURE_KAPPA if self.kappa is None else self.kappa
+        alpha = self.MIXTURE_ALPHA if self.alpha is None else self.alpha
+        return self._filled(mu, kappa, alpha, beta)
 
     def resolve_by_class(self, n, mean, ss) -> NormalInverseGamma:
         """Fill the data-dependent defaults from the statistics of every class (K, d):
@@ -850,8 +880,10 @@ class NormalInverseGamma:
         fallback = np.where(usable(within), within, np.where(usable(overall), overall, 1.0))
         var = np.where(usable(own), own, fallback)
         mu = np.where(n > 0, mean, pooled["mean"][0]) if self.mu is None else self.mu
-        beta = self.alpha * var if self.beta is None else self.beta
-        return self._filled(mu, beta)
+        kappa = 1.0 if self.kappa is None else self.kappa
+        alpha = 1.0 if self.alpha is None else self.alpha
+        beta = alpha * var if self.beta is None else self.beta
+        return self._filled(mu, kappa, alpha, beta)
 
     def layout(self) -> tuple:
         """Each parameter's layout across columns, in the order mu, kappa, alpha, beta:
@@ -902,20 +934,25 @@ class NormalInverseGamma:
             out.append(prior)
         return out
 
-    def _filled(self, mu, beta) -> NormalInverseGamma:
+    @staticmethod
+    def _filled(mu, kappa, alpha, beta) -> NormalInverseGamma:
         return NormalInverseGamma(
             mu=np.asarray(mu, float),
-            kappa=np.asarray(self.kappa, float),
-            alpha=np.asarray(self.alpha, float),
+            kappa=np.asarray(kappa, float),
+            alpha=np.asarray(alpha, float),
             beta=np.asarray(beta, float),
         )
 
+    def pending(self) -> bool:
+        """Whether some parameter is still a default to fill in (None)."""
+        return any(v is None for v in self._values())
+
     def _check_resolved(self):
-        if self.mu is None or self.beta is None:
+        if self.pending():
             raise InputError(
                 "this NormalInverseGamma still has data-dependent defaults "
-                f"(mu={self.mu!r}, beta={self.beta!r}). Give mu and beta, or call "
-                ".resolve(pooled_mean, pooled_var)."
+                f"({self!r}). Give mu, kappa, alpha and beta, or call "
+                ".resolve(pooled_mean, pooled_var, n_labels)."
             )
 
     def posterior(self, n, mean, ss) -> NormalInverseGamma:

@@ -196,7 +196,7 @@ def mixture_model(
     weights = check_sample_weight(sample_weight, table.n_rows)
     labels = mixture_labels(n_components, y)
     known = None if y is None else _known_codes(y, labels, table.n_rows)
-    blocks = model.bind(table, weights)
+    blocks = model.bind(table, weights, n_labels=len(labels))
     return bound_mixture_model(blocks, table, labels, model.class_prior, known, weights)
 
 

@@ -380,16 +380,18 @@ def cluster_report(
 
     Examples
     --------
-    Old Faithful by one to three Gaussian components: BIC picks two, the short and
-    the long eruptions.
+    Old Faithful by one to three components of independent Gaussian columns: BIC
+    picks three, the short eruptions and the long ones in two parts, as it does for
+    the maximum-likelihood fits of this model (scikit-learn's ``GaussianMixture``
+    with ``covariance_type="diag"``: BIC 2332.5 for three against 2346.1 for two).
 
     >>> import bayesnb as bnb
     >>> faithful = bnb.datasets.old_faithful()
     >>> result = bnb.cluster_report(faithful, range(1, 4), n_init=1)
     >>> result["k"], result["choice"]["bic"].round(1).tolist()
-    (2, [3055.9, 2357.3, 2359.1])
+    (3, [3055.9, 2346.3, 2343.4])
     >>> result["report"].loc[0, "summary"].tolist()
-    ['mean 4.288 ± 0.424 (all: 3.488 ± 1.13)', 'mean 79.95 ± 6.09 (all: 70.9 ± 13.5)']
+    ['mean 3.817 ± 0.291 (all: 3.488 ± 1.13)', 'mean 76.04 ± 5.74 (all: 70.9 ± 13.4)']
     """
     from bayesnb.compare import compare_fits
     from bayesnb.model_choice import compare_components

@@ -262,13 +262,17 @@ def test_default_prior_pooled_from_the_counts_equals_the_data_moments():
             assert prior.mu[k, j] == pytest.approx(mean, rel=1e-13)
             var = np.average((x - mean) ** 2, weights=wj)
             assert prior.beta[k, j] == pytest.approx(var, rel=1e-11)
-    # EM binds without counts: one prior from the weighted mean and variance of all rows.
-    bound = bnb.NaiveBayes(bnb.Gaussian()).bind(Table(X), w)[0].prior
-    for j in range(3):
-        x, wj = X[observed[:, j], j], w[observed[:, j]]
-        mean = np.average(x, weights=wj)
-        assert bound.mu[j] == pytest.approx(mean, rel=1e-13)
-        assert bound.beta[j] == pytest.approx(np.average((x - mean) ** 2, weights=wj), rel=1e-11)
+    # EM binds without counts: one prior from the weighted mean and variance of all
+    # rows, beta half that variance over K^2 (K = 1 when no number of components is
+    # given: the rows as one component).
+    for k in (None, 3):
+        bound = bnb.NaiveBayes(bnb.Gaussian()).bind(Table(X), w, n_labels=k)[0].prior
+        for j in range(3):
+            x, wj = X[observed[:, j], j], w[observed[:, j]]
+            mean = np.average(x, weights=wj)
+            var = np.average((x - mean) ** 2, weights=wj)
+            assert bound.mu[j] == pytest.approx(mean, rel=1e-13)
+            assert bound.beta[j] == pytest.approx(var / 2 / (k or 1) ** 2, rel=1e-11)
 
 
 def test_variances_far_from_zero_and_exact_zero_variance():

@@ -312,7 +312,9 @@ def test_em_default_prior_is_pooled_and_fixed_before_em():
     )
     prior = mix.blocks[0].prior
     assert np.asarray(prior.mu).item() == pytest.approx(x.mean(), rel=1e-13)
-    assert np.asarray(prior.beta).item() == pytest.approx(x.var(), rel=1e-12)
+    # Fraley and Raftery's: kappa 0.01, alpha 3/2, beta half the variance over K^2
+    assert (float(prior.kappa), float(prior.alpha)) == (0.01, 1.5)
+    assert np.asarray(prior.beta).item() == pytest.approx(x.var() / 8, rel=1e-12)
 
 
 # -- sampling and the parameter count ----------------------------------------------------------

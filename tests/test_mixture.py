@@ -104,7 +104,7 @@ def test_enumeration_equals_per_instance_estep_on_mixed_families():
             "color": bnb.Categorical(bnb.Dirichlet(2.0)),
             "size": bnb.Gaussian(),
             "windy": bnb.Bernoulli(bnb.Beta(2, 2)),
-            "hum": bnb.Binned(edges=[0, 3, 7, 10]),
+            "hum": bnb.Binned(edges=[0, 3, 7, 10], prior=bnb.Dirichlet(2.0)),
             "words": bnb.Multinomial(bnb.Dirichlet(2.0), columns=["w1", "w2"]),
         }
     )

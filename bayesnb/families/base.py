@@ -115,7 +115,14 @@ class Family:
 
     # -- binding -----------------------------------------------------------------------
     def bind(
-        self, name: str, columns: list, data, sample_weight=None, *, counted: bool = False
+        self,
+        name: str,
+        columns: list,
+        data,
+        sample_weight=None,
+        *,
+        counted: bool = False,
+        n_labels: int | None = None,
     ) -> Family:
         """A copy of this declaration bound to training ``data`` (its columns).
 
@@ -125,6 +132,8 @@ class Family:
         ``sample_weight`` (a classifier's labels): a default that is a function of the
         pooled statistics (the Gaussian prior's pooled mean and variance) is then
         taken from those statistics at the first estimate, without a read here.
+        ``n_labels``: the number of components of a mixture (``counted=False``),
+        which a default may scale with (the Gaussian prior's scale).
         """
         bound = copy.copy(self)
         bound.name = name
@@ -136,7 +145,13 @@ class Family:
         pass
 
     def bind_each(
-        self, columns: list, data, sample_weight=None, *, counted: bool = False
+        self,
+        columns: list,
+        data,
+        sample_weight=None,
+        *,
+        counted: bool = False,
+        n_labels: int | None = None,
     ) -> Family | None:
         """This declaration bound to each of ``columns`` as its own feature, from
         ``data`` holding them all, learnt in one pass: one block over every column,
@@ -149,7 +164,12 @@ class Family:
             return None
         return _quietly(
             lambda: self.bind(
-                columns[0], columns, data, sample_weight=sample_weight, counted=counted
+                columns[0],
+                columns,
+                data,
+                sample_weight=sample_weight,
+                counted=counted,
+                n_labels=n_labels,
             )
         )
 
@@ -365,8 +385,9 @@ class Family:
         :func:`bayesnb.sufficient.merge_stats`."""
         raise NotImplementedError(f"{type(self).__name__} learns nothing from pooled rows")
 
-    def adopt_pooled(self, stats: dict) -> None:
-        """Set the defaults from the pooled statistics of every training row."""
+    def adopt_pooled(self, stats: dict, n_labels: int | None = None) -> None:
+        """Set the defaults from the pooled statistics of every training row (a
+        mixture of ``n_labels`` components, or None: a classifier)."""
         raise NotImplementedError(f"{type(self).__name__} learns nothing from pooled rows")
 
     def check_update(self, data) -> None:

@@ -20,8 +20,9 @@ LOG_2PI = np.log(2.0 * np.pi)
 _NIG_FIELDS = ("mu", "kappa", "alpha", "beta")
 
 
-#: The default prior, made once (priors are immutable).
-_DEFAULT_PRIOR = NormalInverseGamma()
+#: The default prior, made once (priors are immutable): every parameter filled in
+#: where the feature is fitted, in a classifier or a mixture (see NormalInverseGamma).
+_DEFAULT_PRIOR = NormalInverseGamma(kappa=None, alpha=None)
 
 
 class Gaussian(Family):
@@ -30,13 +31,15 @@ class Gaussian(Family):
     Parameters
     ----------
     prior : NormalInverseGamma, optional
-        Conjugate prior. The default is scaled to the data: in a classifier each
-        class's prior is centred on the class's own mean with ``beta = alpha`` times
-        the class's own variance (the pooled within-class variance where a class's
-        own is 0), a weak prior; in a mixture one prior from the mean and variance of
-        all the rows, which inflates the variances of components that lie far apart
-        (the guide's *The Gaussian's default prior* shows a weaker one; see also
-        :class:`~bayesnb.priors.NormalInverseGamma`, *Default*).
+        Conjugate prior. The default is weak and scaled to the data: in a classifier
+        each class's prior is centred on the class's own mean, with ``kappa = alpha
+        = 1`` and ``beta = alpha`` times the class's own variance (the pooled
+        within-class variance where a class's own is 0); in a mixture of K
+        components one prior for every component, Fraley and Raftery's (``kappa =
+        0.01``, ``alpha = 1.5``, centred on the mean of all the rows, ``beta`` half
+        their variance over K²), the one-column case of
+        :class:`~bayesnb.MultivariateGaussian`'s. See
+        :class:`~bayesnb.priors.NormalInverseGamma`, *Default*.
     ddof : {0, 1}
         For ``estimate="ml"``: 0 divides the sum of squares by N (the maximum
         likelihood variance), 1 by N - 1 (the unbiased variance).
@@ -151,7 +154,9 @@ class Gaussian(Family):
     def _what(self) -> str:
         return f"Gaussian feature {self.name!r}"
 
-    def bind(self, name, columns, data, sample_weight=None, *, counted=False) -> Gaussian:
+    def bind(
+        self, name, columns, data, sample_weight=None, *, counted=False, n_labels=None
+    ) -> Gaussian:
         bound = super().bind(name, columns, data, sample_weight, counted=counted)
         if bound.needs_pooled(counted):  # e.g. EM: the counts come later, reweighted
             # One prior for every component, from the statistics of one class holding
@@ -160,7 +165,7 @@ class Gaussian(Family):
             w = np.ones(len(x)) if sample_weight is None else np.asarray(sample_weight, float)
             stats = bound.count(x, w[:, None])
             bound._check_spread(x, stats, lambda k: w > 0)
-            bound.adopt_pooled(stats)
+            bound.adopt_pooled(stats, n_labels)
         return bound
 
     def needs_pooled(self, counted: bool) -> bool:
@@ -170,9 +175,10 @@ class Gaussian(Family):
     def pooled_stats(self, data, weights: np.ndarray) -> dict:
         return self.count(self.encode(data), np.asarray(weights, float)[:, None])
 
-    def adopt_pooled(self, stats: dict) -> None:
+    def adopt_pooled(self, stats: dict, n_labels: int | None = None) -> None:
+        """The mixture's one prior of every one of ``n_labels`` components."""
         self._check_observed(stats["n"])
-        self.prior = self.prior.resolve(*_pooled_moments(stats))
+        self.prior = self.prior.resolve(*_pooled_moments(stats), n_labels)
 
     def _learn(self, data, sample_weight=None) -> None:
         self.prior.check_shape(self.n_columns, what=self._what())
@@ -218,8 +224,8 @@ class Gaussian(Family):
             self.prior = fused.prior.column(j)
 
     def _pending(self) -> bool:
-        """Whether the prior still has data-dependent defaults (``mu`` or ``beta``)."""
-        return self.prior.mu is None or self.prior.beta is None
+        """Whether the prior still has defaults to fill in (a parameter None)."""
+        return self.prior.pending()
 
     def _check_observed(self, n: np.ndarray) -> None:
         """A column with no observed value (of positive weight) at all is an error."""

@@ -259,8 +259,9 @@ class MultivariateGaussian(Family):
         mu = mu + centre
         return {"n": n, "mean": mu, "scatter": scatter}
 
-    def adopt_pooled(self, stats: dict) -> None:
-        """The training rows' mean and 1/N covariance."""
+    def adopt_pooled(self, stats: dict, n_labels: int | None = None) -> None:
+        """The training rows' mean and 1/N covariance (the prior's scale is resolved
+        for each number of labels where it is used, :meth:`resolved_prior`)."""
         total = stats["n"][0]
         if not total > 0:
             raise InputError(f"{self._what()} has no row of positive weight.")
