@@ -13,6 +13,7 @@ The command line only formats these tables.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -134,26 +135,12 @@ def compare(
     }
     n_fits = (1 + (len(ESTIMATORS) - 1) * len(strengths)) * len(train_sizes) * len(folds)
     with progress(n_fits, "cross-validating the estimators") as advance:
+        folded = _Folds(X, y, codes, labels, folds, declared, n_values, advance)
         for name, estimate, prior_of in ESTIMATORS:
             for strength in [np.nan] if prior_of is None else strengths:
                 for size in train_sizes:
                     rows.append(
-                        _cross_validated(
-                            X,
-                            y,
-                            codes,
-                            labels,
-                            folds,
-                            subsets[size],
-                            declared,
-                            n_values,
-                            name,
-                            estimate,
-                            prior_of,
-                            strength,
-                            size,
-                            advance,
-                        )
+                        folded.scores(subsets[size], name, estimate, prior_of, strength, size)
                     )
     return pd.DataFrame(rows)
 
@@ -170,41 +157,49 @@ def _subsample(train: np.ndarray, codes: np.ndarray, size: float, rng) -> np.nda
     return np.sort(np.concatenate(parts))
 
 
-def _cross_validated(
-    X,
-    y,
-    codes,
-    labels,
-    folds,
-    subsets,
-    declared,
-    n_values,
-    name,
-    estimate,
-    prior_of,
-    strength,
-    size,
-    advance,
-) -> dict:
-    """One row of :func:`compare`: the scores of one estimator, prior strength and
-    training size, averaged over the folds (trained on ``subsets``, one per fold)."""
-    from bayesnb.naive_bayes import NaiveBayes
+@dataclass(frozen=True)
+class _Folds:
+    """What every row of :func:`compare` shares: the rows ``X`` and labels ``y`` (with
+    their ``codes`` into ``labels``), the test ``folds``, the ``declared`` families
+    with the ``n_values`` of each discrete feature, and the progress bar's
+    ``advance``."""
 
-    scores = []
-    for test, train in zip(folds, subsets, strict=True):
-        # a fresh declaration for every fold, each feature's prior set from all rows
-        model = NaiveBayes(_with_prior(declared, prior_of, strength, n_values))
-        with warnings.catch_warnings():  # (zeros and unseen values: scored)
-            warnings.simplefilter("ignore", ZeroProbabilityWarning)
-            warnings.simplefilter("ignore", UnseenValuesWarning)
-            fit = model.fit(X.iloc[train], y.iloc[train], estimate=estimate)
-            proba, dead = _aligned(fit, X.iloc[test], labels)
-        scores.append({**_scores(codes[test], proba), "no_posterior": dead})
-        advance()
-    n_train = round(float(np.mean([len(train) for train in subsets])))
-    row = {"estimator": name, "prior_strength": strength, "train_size": size, "n_train": n_train}
-    row.update(pd.DataFrame(scores).mean().to_dict())
-    return row
+    X: pd.DataFrame
+    y: pd.Series
+    codes: np.ndarray
+    labels: list
+    folds: list
+    declared: list
+    n_values: dict
+    advance: object
+
+    def scores(self, subsets, name, estimate, prior_of, strength, size) -> dict:
+        """One row of :func:`compare`: the scores of one estimator, prior strength and
+        training size, averaged over the folds (trained on ``subsets``, one per
+        fold)."""
+        from bayesnb.naive_bayes import NaiveBayes
+
+        X, y, codes = self.X, self.y, self.codes
+        scores = []
+        for test, train in zip(self.folds, subsets, strict=True):
+            # a fresh declaration for every fold, each feature's prior set from all rows
+            model = NaiveBayes(_with_prior(self.declared, prior_of, strength, self.n_values))
+            with warnings.catch_warnings():  # (zeros and unseen values: scored)
+                warnings.simplefilter("ignore", ZeroProbabilityWarning)
+                warnings.simplefilter("ignore", UnseenValuesWarning)
+                fit = model.fit(X.iloc[train], y.iloc[train], estimate=estimate)
+                proba, dead = _aligned(fit, X.iloc[test], self.labels)
+            scores.append({**_scores(codes[test], proba), "no_posterior": dead})
+            self.advance()
+        n_train = round(float(np.mean([len(train) for train in subsets])))
+        row = {
+            "estimator": name,
+            "prior_strength": strength,
+            "train_size": size,
+            "n_train": n_train,
+        }
+        row.update(pd.DataFrame(scores).mean().to_dict())
+        return row
 
 
 DISCRETE = ("bernoulli", "categorical")
