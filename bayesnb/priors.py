@@ -950,7 +950,7 @@ class NormalInverseGamma:
     def _check_resolved(self):
         if self.pending():
             raise InputError(
-                "this NormalInverseGamma still has data-dependent defaults "
+                "this NormalInverseGamma still has defaults to fill in from data "
                 f"({self!r}). Give mu, kappa, alpha and beta, or call "
                 ".resolve(pooled_mean, pooled_var, n_labels)."
             )
