@@ -386,8 +386,8 @@ class Family:
         raise NotImplementedError(f"{type(self).__name__} learns nothing from pooled rows")
 
     def adopt_pooled(self, stats: dict, n_labels: int | None = None) -> None:
-        """Set the defaults from the pooled statistics of every training row (a
-        mixture of ``n_labels`` components, or None: a classifier)."""
+        """Set the defaults from the pooled statistics of every training row;
+        ``n_labels``: a mixture's number of components, or None."""
         raise NotImplementedError(f"{type(self).__name__} learns nothing from pooled rows")
 
     def check_update(self, data) -> None:
