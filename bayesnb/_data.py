@@ -411,6 +411,7 @@ RESERVED_NAMES = {
     "draw": "the posterior's draws",
     "log_likelihood": "the PyMC model's likelihood term",
     "ci_bound": "the credible intervals' bounds",
+    "stat": "the statistics' dimension of compare_fits's summaries",
 }
 
 
@@ -720,5 +721,14 @@ def check_sample_weight(sample_weight, n_rows: int):
         raise InputError(
             "sample_weight is zero for every row, so there is nothing to learn from; give at "
             "least one row a positive weight."
+        )
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not np.isfinite(total):
+        raise InputError(
+            f"sample_weight sums beyond the largest float (about 1.8e308; the largest weight "
+            f"is {float(w.max())!r}), so the weighted counts cannot be stored. Divide the "
+            "weights by a common factor (a weight counts a row that many times, so this "
+            "also weakens the data against the priors)."
         )
     return w

@@ -16,6 +16,7 @@ import xarray as xr
 from bayesnb.errors import InputError
 from bayesnb.model import check_draw_count
 from bayesnb.naive_bayes import NaiveBayesFit
+from bayesnb.posterior import data_tree
 from bayesnb.priors import random_generator
 
 #: The one class every row of a density belongs to (hidden from ``params``).
@@ -131,7 +132,7 @@ class DensityFit(NaiveBayesFit):
             else:
                 ds = _drop_class(ds, self.label_dim)
             groups[name] = ds
-        return xr.DataTree.from_dict(groups)
+        return data_tree(groups)
 
     def credible_interval(self, prob: float | None = None, kind: str = "eti") -> xr.Dataset:
         """Every feature parameter's credible interval from its exact marginal

@@ -42,7 +42,13 @@ from bayesnb.families._kernels import log_sum_exp_last
 from bayesnb.families.base import count_at, fused_groups, joined
 from bayesnb.mixture import MixtureFit, _Problem, _State
 from bayesnb.model import feature_log_likelihood
-from bayesnb.posterior import CHUNK_ENTRIES, _attrs, observed_values, stacked_dataset
+from bayesnb.posterior import (
+    CHUNK_ENTRIES,
+    _attrs,
+    data_tree,
+    observed_values,
+    stacked_dataset,
+)
 from bayesnb.priors import _PACKAGE_DIR, log_gamma_draws
 
 SAMPLERS = ("gibbs", "nuts", "nutpie")
@@ -538,7 +544,7 @@ def _fit_from(problem, reference, raw: Draws, done: Relabelled, sampler, seconds
     }
     for ds in groups.values():
         ds.attrs.update(attrs)
-    fit.trace = xr.DataTree.from_dict(groups)
+    fit.trace = data_tree(groups)
     fit.membership = membership
     fit.reference = reference
     fit.n_permuted = int(done.permuted.sum())

@@ -199,13 +199,32 @@ def posterior_tree(fit, draws: int, chains: int, random_state, data: bool) -> xr
             "this fit holds no training rows (a model read by bnb.load, made from "
             "statistics or fitted on a Dask collection), so its posterior has no "
             "observed_data, posterior_predictive or log_likelihood group; az.loo and "
-            "az.waic need the last. Fit the model on the rows again to have them, or pass "
+            "az.compare need the last. Fit the model on the rows again to have them, or pass "
             "data=False for the posterior and prior alone.",
             UserWarning,
             stacklevel=3,
         )
     for ds in groups.values():
         ds.attrs.update(attrs)
+    return data_tree(groups)
+
+
+def data_tree(groups: dict) -> xr.DataTree:
+    """The ``DataTree`` of ``groups`` (name: Dataset); a variable, coordinate or dim
+    whose name holds "/" (a column "km/h") is an :class:`~bayesnb.errors.InputError`
+    naming it, since a DataTree reads "/" as a path, where xarray would raise its own
+    error about paths."""
+    for ds in groups.values():
+        for name in map(str, [*ds.data_vars, *ds.coords, *ds.dims]):
+            if "/" in name:
+                example = {name: name.replace("/", "_")}
+                raise InputError(
+                    f"the name {name!r} holds '/', which an xarray DataTree (the ArviZ "
+                    "posterior) reads as a path, so it cannot name a variable or dimension "
+                    f"there. Rename that column or label, e.g. X.rename(columns={example!r}), "
+                    "and fit again; params, predictions and credible_interval work with "
+                    "such names."
+                )
     return xr.DataTree.from_dict(groups)
 
 
@@ -286,6 +305,16 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
     if not np.all(all_weights == 1.0):
         groups["constant_data"] = xr.Dataset(
             {"sample_weight": xr.DataArray(all_weights, dims=("row",))}, coords=row
+        )
+        warnings.warn(
+            "this fit has sample weights, and its log_likelihood group holds one entry "
+            "per training row, unweighted (rows of weight 0 included; the weights are in "
+            "constant_data). az.loo and az.compare, which take no weights, would treat "
+            "every row as one observation and misstate the elpd. For them, fit the rows "
+            "repeated by their whole-number weights (or without the rows of weight 0) "
+            "instead of weighting.",
+            UserWarning,
+            stacklevel=4,
         )
     return groups
 

@@ -208,7 +208,8 @@ def bound_mixture_model(
     Parameters
     ----------
     blocks : list of Family
-        The bound families (``model.bind(table, sample_weight)``, as EM binds them).
+        The bound families (``model.bind(table, sample_weight, n_labels=K)``, as EM
+        binds them: a Gaussian's default prior is resolved for the K components).
     table : bayesnb._data.Table
         The rows.
     labels : list

@@ -188,3 +188,22 @@ def test_the_pymc_model_takes_the_same_prior():
     dirichlet = stats.dirichlet.logpdf(weights, np.ones(3))
     expected = log_lik + log_prior + dirichlet
     assert log_density(model, fit.params) == pytest.approx(expected, rel=1e-10)
+
+
+def test_every_label_known_is_the_classifier_under_the_same_prior_and_estimator():
+    """The clustering guide's statement: equal under a declared prior and "map"; the
+    variances checked against the Normal-Inverse-Gamma mode by hand."""
+    faithful = bnb.datasets.old_faithful()
+    y = pd.Series(np.where(faithful["eruptions"] > 3, "L", "S"))
+    prior = bnb.NormalInverseGamma(mu=0.0, kappa=0.5, alpha=2.0, beta=1.0)
+    model = bnb.NaiveBayes(bnb.Gaussian(prior))
+    fit = model.fit(faithful, y, estimate="map")
+    mix = model.cluster(faithful, ["L", "S"], y=y, estimate="map")
+    for name in ("class_prob", "eruptions_mu", "eruptions_var", "waiting_var"):
+        np.testing.assert_allclose(mix.params[name], fit.params[name], rtol=1e-12)
+    short = faithful["eruptions"][y == "S"].to_numpy()
+    n, m = len(short), short.mean()
+    beta_n = 1.0 + ((short - m) ** 2).sum() / 2 + 0.5 * n * m**2 / (2 * (0.5 + n))
+    assert float(mix.params["eruptions_var"].sel(component="S")) == pytest.approx(
+        beta_n / (2.0 + n / 2 + 1.5), rel=1e-12
+    )
