@@ -1175,8 +1175,8 @@ class Categorical(_Discrete):
 
     def sample(self, params, components, rng) -> np.ndarray:
         """Draws (n,) for a single column, (n, columns) for a block."""
-        draws = [
-            np.asarray(self._cell_labels(j), dtype=object)[idx]
+        draws = [  # object arrays of the categories as given (a tuple stays one value)
+            value_array(self._cell_labels(j)).astype(object)[idx]
             for j, idx in enumerate(self._draw_codes(params, components, rng))
         ]
         return draws[0] if self.n_columns == 1 else np.stack(draws, axis=1)

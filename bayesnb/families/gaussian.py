@@ -158,6 +158,8 @@ class Gaussian(Family):
         self, name, columns, data, sample_weight=None, *, counted=False, n_labels=None
     ) -> Gaussian:
         bound = super().bind(name, columns, data, sample_weight, counted=counted)
+        if n_labels is not None:  # a mixture's components: a prior's rows are theirs
+            bound.prior.check_shape(bound.n_columns, n_labels, what=bound._what())
         if bound.needs_pooled(counted):  # e.g. EM: the counts come later, reweighted
             # One prior for every component, from the statistics of one class holding
             # every row; fixed before EM, so EM's objective stays fixed.
@@ -441,6 +443,14 @@ class Gaussian(Family):
         return student_t_scores(x, df, loc, scale2)
 
     def sample(self, params, components, rng) -> np.ndarray:
+        """Draws (n, columns) of the classes ``components``: from their Gaussians, or
+        under ``estimate="predictive"`` from their Student-t posterior predictives,
+        :math:`\\mu + \\sqrt{s^2}\\,t_\\nu`."""
+        if "df" in params:
+            df, loc, scale2 = (
+                np.asarray(params[key], dtype=float)[components] for key in ("df", "mu", "scale2")
+            )
+            return loc + np.sqrt(scale2) * rng.standard_t(df)
         return rng.normal(params["mu"][components], np.sqrt(params["var"][components]))
 
     def observed_codes(self, data) -> np.ndarray:
@@ -513,8 +523,14 @@ def student_t_scores(x, df, loc, scale2) -> np.ndarray:
     out = np.empty((x.shape[0], df.shape[0]))
     with np.errstate(invalid="ignore", over="ignore"):
         for k in range(df.shape[0]):
-            z = (x - loc[k]) / width[k]  # scaled before it is squared: no overflow
-            term = norm[k] - 0.5 * (df[k] + 1) * np.log1p(z * z)
+            z = (x - loc[k]) / width[k]  # scaled before it is squared
+            squared = z * z
+            log1p_sq = np.log1p(squared)
+            far = np.isinf(squared) & np.isfinite(z)  # |z| beyond about 1.3e154
+            if far.any():  # log(1 + z^2) = 2 log|z| + log(1 + z^-2), which stays finite
+                wide = np.abs(z[far])
+                log1p_sq[far] = 2.0 * np.log(wide) + np.log1p((1.0 / wide) ** 2)
+            term = norm[k] - 0.5 * (df[k] + 1) * log1p_sq
             out[:, k] = np.where(missing, 0.0, term).sum(axis=1)
     return out
 

@@ -770,13 +770,8 @@ class MultivariateGaussian(Family):
         of the squared distance :math:`\\|L^{-1}(x - \\mu)\\|^2` with :math:`S = LL^\\top`."""
 
         scale = np.asarray(scale, float)
-        if df.ndim == 2:
-            scale2 = np.diagonal(scale, axis1=1, axis2=2)
-            out = student_t_scores(x, df, mu, scale2)
-            lost = np.argwhere(~np.isfinite(out))  # a squared deviation beyond the floats
-            if lost.size:
-                out[lost[:, 0], lost[:, 1]] = _far_column_t(x, df, mu, scale2, lost)
-            return out
+        if df.ndim == 2:  # finite however far out (student_t_scores)
+            return student_t_scores(x, df, mu, np.diagonal(scale, axis1=1, axis2=2))
         K, d = mu.shape
         chol = np.linalg.cholesky(scale)
         out = np.empty((len(x), K))  # -|L^-1 (x - mu)|^2 / 2
@@ -1029,10 +1024,25 @@ class MultivariateGaussian(Family):
         return out
 
     def sample(self, params, components, rng) -> np.ndarray:
-        mu, cov = np.asarray(params["mu"]), np.asarray(params["cov"])
-        chol = np.linalg.cholesky(cov)
+        """Draws (n, d) of the classes ``components``: from their Gaussians, or under
+        ``estimate="predictive"`` from their Student-t posterior predictives
+        (:meth:`predictive`): :math:`\\mu + Lz\\sqrt{\\nu/w}` with :math:`S = LL^\\top`,
+        :math:`z` standard normal and :math:`w \\sim \\chi^2_\\nu`, or for ``df`` (K, d)
+        (diag) an independent univariate Student-t per column."""
+        mu = np.asarray(params["mu"], dtype=float)
+        if "df" not in params:
+            chol = np.linalg.cholesky(np.asarray(params["cov"]))
+            z = rng.standard_normal((len(components), mu.shape[1]))
+            return mu[components] + np.einsum("nij,nj->ni", chol[components], z)
+        df, scale = np.asarray(params["df"], dtype=float), np.asarray(params["scale"], float)
+        if df.ndim == 2:  # diag: a product of univariate Student-t's
+            sd = np.sqrt(np.diagonal(scale, axis1=1, axis2=2))
+            return mu[components] + sd[components] * rng.standard_t(df[components])
+        chol = np.linalg.cholesky(scale)
         z = rng.standard_normal((len(components), mu.shape[1]))
-        return mu[components] + np.einsum("nij,nj->ni", chol[components], z)
+        nu = df[components]
+        spread = np.sqrt(nu / rng.chisquare(nu))
+        return mu[components] + np.einsum("nij,nj->ni", chol[components], z) * spread[:, None]
 
     def observed_codes(self, data) -> np.ndarray:
         """The values (NaN where missing)."""
@@ -1118,28 +1128,6 @@ def _far_log_quad(x, mu, matrix, entries) -> np.ndarray:
         z = solve_triangular(chol, dev / top, lower=True)
         with np.errstate(over="ignore"):
             out[t] = 2.0 * np.log(top) + np.log(z @ z)
-    return out
-
-
-def _far_column_t(x, df, loc, scale2, entries) -> np.ndarray:
-    r""":func:`~bayesnb.families.gaussian.student_t_scores` of row i under class k for
-    every entry (i, k) of ``entries`` (m, 2), with :math:`\log(1 + z^2) = 2\log|z| +
-    \log(1 + z^{-2})` for :math:`|z| > 1`, which does not overflow."""
-    from bayesnb._lazy import special
-
-    out = np.empty(len(entries))
-    for t, (i, k) in enumerate(entries):
-        seen = ~np.isnan(x[i])
-        nu, s2 = df[k, seen], scale2[k, seen]
-        z = np.abs(x[i, seen] - loc[k, seen]) / np.sqrt(nu * s2)
-        wide = np.maximum(z, 1.0)  # |z| where it exceeds 1
-        narrow = np.minimum(z, 1.0)
-        log1p_sq = np.where(
-            z > 1.0, 2.0 * np.log(wide) + np.log1p((1.0 / wide) ** 2), np.log1p(narrow**2)
-        )
-        norm = special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2)
-        norm = norm - 0.5 * np.log(nu * np.pi * s2)
-        out[t] = float(np.sum(norm - 0.5 * (nu + 1) * log1p_sq))
     return out
 
 
