@@ -928,7 +928,8 @@ def naive_assumption_diagnostic(data: pd.DataFrame, target: str) -> pd.DataFrame
     """Every pair of features ranked by its conditional mutual information given the
     class, :math:`I(X_i; X_j \\mid C)` (nats, from the counts), with the G² test of
     :math:`X_i \\perp X_j \\mid C`: the pairs at the top break naive Bayes's assumption
-    most. Columns ``a``, ``b``, ``cmi``, ``g2``, ``df``, ``p_value``.
+    most. Columns ``a``, ``b``, ``cmi``, ``g2``, ``df``, ``p_value``; no rows when
+    ``data`` has fewer than two features besides ``target`` (no pair to test).
 
     Examples
     --------
@@ -945,6 +946,17 @@ def naive_assumption_diagnostic(data: pd.DataFrame, target: str) -> pd.DataFrame
     for a, b in itertools.combinations(features, 2):
         out = g2_test(data, a, b, [target])
         rows.append({"a": a, "b": b, **{k: out[k] for k in ("cmi", "g2", "df", "p_value")}})
+    if not rows:  # one feature, or none: the same columns, empty
+        return pd.DataFrame(
+            {
+                "a": pd.Series(dtype=str),
+                "b": pd.Series(dtype=str),
+                "cmi": pd.Series(dtype=float),
+                "g2": pd.Series(dtype=float),
+                "df": pd.Series(dtype=int),
+                "p_value": pd.Series(dtype=float),
+            }
+        )
     table = pd.DataFrame(rows)
     return table.sort_values("cmi", ascending=False, ignore_index=True)
 

@@ -1,7 +1,8 @@
 """Plots of fits and comparisons, with matplotlib (imported when a plot is drawn).
 
-Every function draws on ``ax`` (a new figure's axes when None) and returns the axes,
-so that users can place the plots in figures of their own:
+Every function draws on ``ax`` (a new figure's axes when None; for
+:func:`mcmc_traces`, a pair of axes) and returns the axes, so that users can place the
+plots in figures of their own:
 
 * :func:`beta_estimates`: a Beta prior and its posterior, with the ML, MAP and
   posterior-mean estimates marked (the soccer example);
@@ -55,6 +56,10 @@ def beta_estimates(successes: float, trials: float, a: float = 2.0, b: float = 2
     m of ``trials`` N, with the maximum-likelihood m/N, the MAP
     (m + a - 1)/(N + a + b - 2) and the posterior mean (m + a)/(N + a + b) marked.
 
+    An estimate that does not exist is left out: the ML one without trials (0/0), the
+    MAP one when the posterior has no single mode inside [0, 1] by that formula (a
+    posterior parameter below 1, or both equal to 1).
+
     Examples
     --------
     Seven successes in ten trials under a Beta(2, 2) prior: the legend gives the
@@ -66,21 +71,44 @@ def beta_estimates(successes: float, trials: float, a: float = 2.0, b: float = 2
     >>> ax.get_legend_handles_labels()[1]
     ['prior Beta(2, 2)', 'posterior', 'ML 0.700', 'MAP 0.667', 'posterior mean 0.643']
     >>> plt.close(ax.figure)
+
+    No trials yet: the posterior is the prior, and only its mode and mean are marked.
+
+    >>> ax = beta_estimates(0, 0)
+    >>> ax.get_legend_handles_labels()[1]
+    ['prior Beta(2, 2)', 'posterior', 'MAP 0.500', 'posterior mean 0.500']
+    >>> plt.close(ax.figure)
     """
     from scipy import stats
 
+    if not (a > 0 and b > 0):
+        raise InputError(
+            f"a and b must be > 0 (the Beta prior's parameters); got a={a!r}, b={b!r}. "
+            "Give positive values, e.g. a=1, b=1 for a uniform prior."
+        )
+    if not 0 <= successes <= trials:
+        raise InputError(
+            f"successes must lie between 0 and trials; got successes={successes!r} and "
+            f"trials={trials!r}. Give the number of successes m and the number of trials "
+            "N >= m."
+        )
     ax = _axes(ax)
     p = np.linspace(0.0, 1.0, 501)
     post_a, post_b = a + successes, b + trials - successes
     ax.plot(p, stats.beta(a, b).pdf(p), color="0.6", ls="--", label=f"prior Beta({a:g}, {b:g})")
     ax.plot(p, stats.beta(post_a, post_b).pdf(p), color="C0", label="posterior")
     marks = {
-        "ML": successes / trials,
-        "MAP": (successes + a - 1) / (trials + a + b - 2),
+        "ML": successes / trials if trials > 0 else None,
+        "MAP": (
+            (post_a - 1) / (post_a + post_b - 2)
+            if post_a >= 1 and post_b >= 1 and post_a + post_b > 2
+            else None
+        ),
         "posterior mean": post_a / (post_a + post_b),
     }
     for (name, value), colour in zip(marks.items(), ("C3", "C2", "C1"), strict=True):
-        ax.axvline(value, color=colour, lw=1.2, label=f"{name} {value:.3f}")
+        if value is not None:
+            ax.axvline(value, color=colour, lw=1.2, label=f"{name} {value:.3f}")
     ax.set_xlabel("θ")
     ax.set_ylabel("density")
     ax.set_title(f"{successes:g} of {trials:g}: prior, posterior and estimates")
@@ -91,6 +119,9 @@ def beta_estimates(successes: float, trials: float, a: float = 2.0, b: float = 2
 def learning_curves(table, metric: str = "log_loss", strength=None, ax=None):
     """``metric`` of every estimator over the training size, from the table of
     :func:`bayesnb.compare` (one prior strength: ``strength``, default the first).
+
+    The maximum-likelihood rows have no prior strength and are drawn under every one;
+    a table of them alone (``compare(..., strengths=())``) draws them only.
 
     Examples
     --------
@@ -111,17 +142,30 @@ def learning_curves(table, metric: str = "log_loss", strength=None, ax=None):
     [54, 218]
     >>> plt.close(ax.figure)
     """
-    ax = _axes(ax)
     strengths = table["prior_strength"].dropna().unique()
-    chosen = strengths[0] if strength is None and len(strengths) else strength
-    rows = table[(table["prior_strength"] == chosen) | table["prior_strength"].isna()]
+    if strength is None:
+        chosen = strengths[0] if len(strengths) else None
+    elif np.isclose(strengths.astype(float), float(strength)).any():
+        chosen = strength
+    else:
+        raise InputError(
+            f"strength={strength!r} is not a prior strength of the table, which holds "
+            f"{sorted(strengths.tolist())!r}. Pass one of them, or leave strength=None "
+            "for the first."
+        )
+    ax = _axes(ax)
+    keep = table["prior_strength"].isna()  # the ML rows, drawn under every strength
+    if chosen is not None:
+        keep |= np.isclose(table["prior_strength"], float(chosen))
+    rows = table[keep]
     for estimator, part in rows.groupby("estimator", sort=False):
         part = part.sort_values("n_train")
         ax.plot(part["n_train"], part[metric], marker="o", label=estimator)
     ax.set_xscale("log")
     ax.set_xlabel("training rows")
     ax.set_ylabel(metric.replace("_", " "))
-    ax.set_title(f"{metric.replace('_', ' ')} by training size (prior strength {chosen:g})")
+    at = "" if chosen is None else f" (prior strength {chosen:g})"
+    ax.set_title(f"{metric.replace('_', ' ')} by training size{at}")
     ax.legend(fontsize=8)
     return ax
 
@@ -216,6 +260,12 @@ def em_traces(fit, ax=None):
     3
     >>> plt.close(ax.figure)
     """
+    if getattr(fit, "history", None) is None:
+        raise InputError(
+            "em_traces needs a mixture fitted by EM, whose history holds its objective; got "
+            f"a fit of type {type(fit).__name__} without one. Draw an MCMC fit's chains with "
+            "mcmc_traces(fit) or mcmc_ranks(fit), or fit with cluster(..., method='em')."
+        )
     ax = _axes(ax)
     for i, run in enumerate(fit.restarts or [fit]):
         best = i == fit.best_restart
@@ -232,6 +282,15 @@ def cluster_ellipses(fit, X, columns=None, ax=None):
     """Two columns of ``X`` coloured by each row's most probable component, with every
     component's 1 and 2 standard-deviation ellipses (a ``MultivariateGaussian`` block
     over the columns, or Gaussian features: their variances).
+
+    The component of a row is the one the fit predicts for it
+    (:meth:`~bayesnb.model.FittedModel.predict_index`), so ``X`` may hold any rows in
+    any order, training rows or new ones, and the fit may be a loaded or Dask-made one,
+    which keeps no responsibilities.
+    ``columns`` names two columns the fit models as Gaussian (``Gaussian`` or
+    ``MultivariateGaussian`` features), by default the first two; ``X`` is a data
+    frame, or an array whose columns are the fit's (named ``x0``, ``x1``, ... when it
+    was fitted on an array).
 
     Examples
     --------
@@ -250,14 +309,17 @@ def cluster_ellipses(fit, X, columns=None, ax=None):
     """
     from matplotlib.patches import Ellipse
 
+    found = _gaussian_columns(fit)
+    columns = _ellipse_columns(fit, columns, found)
+    means, covs = _component_gaussians(columns, found)
+    # the fit's own assignment of these rows, in labels order as the parameters are (the
+    # training responsibilities belong to other rows, or are not kept at all)
+    component = fit.predict_index(X)
+    points = _two_columns(fit, X, columns)
     ax = _axes(ax)
-    columns = list(X.columns[:2]) if columns is None else list(columns)
-    points = X[columns].to_numpy(dtype=float)
-    labels = fit.responsibilities.argmax(axis=1)
-    means, covs = _component_gaussians(fit, columns)
     for k in range(len(means)):
         colour = f"C{k}"
-        ax.scatter(*points[labels == k].T, s=8, color=colour, alpha=0.6)
+        ax.scatter(*points[component == k].T, s=8, color=colour, alpha=0.6)
         values, vectors = np.linalg.eigh(covs[k])
         angle = np.degrees(np.arctan2(vectors[1, -1], vectors[0, -1]))
         for scale in (1.0, 2.0):
@@ -272,32 +334,81 @@ def cluster_ellipses(fit, X, columns=None, ax=None):
     return ax
 
 
-def _component_gaussians(fit, columns):
-    """Every component's mean (2,) and covariance (2, 2) over two ``columns``."""
+def _gaussian_columns(fit) -> dict:
+    """``{column: (params, j)}`` of every column the fit gives a mean and a variance:
+    its block's parameters (``mu`` with ``var``, or ``cov`` for a
+    ``MultivariateGaussian``) and its position in the block, in the fit's column order."""
+    found = {}
     for block, params in zip(fit.blocks, fit.block_params, strict=True):
-        if "cov" in params and all(c in block.columns for c in columns):
-            at = [list(block.columns).index(c) for c in columns]
-            return params["mu"][:, at], params["cov"][:, at][:, :, at]
-    means, variances = [], []
+        if "mu" in params and ("var" in params or "cov" in params):
+            for j, c in enumerate(block.columns):
+                found[c] = (params, j)
+    order = {c: i for i, c in enumerate(fit.feature_names)}
+    return dict(sorted(found.items(), key=lambda item: order.get(item[0], len(order))))
+
+
+def _ellipse_columns(fit, columns, found) -> list:
+    """The two columns to draw: ``columns``, checked, or the fit's first two Gaussian ones."""
+    gaussian = list(found)
+    if columns is None:
+        if len(gaussian) < 2:
+            raise InputError(
+                "cluster_ellipses draws two columns the fit models as Gaussian (Gaussian or "
+                f"MultivariateGaussian features); this fit has {len(gaussian)}: {gaussian!r}. "
+                "Cluster at least two Gaussian columns to draw ellipses, or plot the column's "
+                "values by fit.predict(X) instead."
+            )
+        return gaussian[:2]
+    columns = [columns] if isinstance(columns, str) else list(columns)
+    if len(columns) != 2 or columns[0] == columns[1]:
+        raise InputError(
+            f"columns must name two different columns of the fit; got {columns!r}. Pick two "
+            f"of its Gaussian columns {gaussian!r}."
+        )
     for c in columns:
-        for block, params in zip(fit.blocks, fit.block_params, strict=True):
-            if "var" in params and c in block.columns:
-                j = list(block.columns).index(c)
-                means.append(params["mu"][:, j])
-                variances.append(params["var"][:, j])
-    if len(means) != 2:
-        raise ValueError(f"no Gaussian parameters of the columns {columns!r} in this fit")
-    K = len(means[0])
-    covs = np.zeros((K, 2, 2))
-    covs[:, 0, 0], covs[:, 1, 1] = variances
-    return np.stack(means, axis=1), covs
+        if c not in found:
+            what = (
+                "has no mean and variance in the fit"
+                if c in fit.feature_names
+                else "is not a column of the fit"
+            )
+            raise InputError(
+                f"columns names {c!r}, which {what}; cluster_ellipses needs columns the fit "
+                f"models as Gaussian, here {gaussian!r}. Pick two of them."
+            )
+    return columns
+
+
+def _component_gaussians(columns, found):
+    """Every component's means (K, 2) and covariances (K, 2, 2) over two ``columns``:
+    the covariance of two columns of one ``MultivariateGaussian`` block, 0 otherwise
+    (naive Bayes takes the features as independent given the component)."""
+    means = np.stack([found[c][0]["mu"][:, found[c][1]] for c in columns], axis=1)
+    covs = np.zeros((len(means), 2, 2))
+    for a, (pa, ja) in enumerate(found[c] for c in columns):
+        for b, (pb, jb) in enumerate(found[c] for c in columns):
+            if "cov" in pa and pa is pb:
+                covs[:, a, b] = pa["cov"][:, ja, jb]
+            elif a == b:
+                covs[:, a, a] = pa["var"][:, ja]
+    return means, covs
+
+
+def _two_columns(fit, X, columns) -> np.ndarray:
+    """The values (n, 2) of ``columns`` in the rows of ``X``, a frame or an array
+    whose columns are the fit's."""
+    if isinstance(X, pd.DataFrame):
+        return X[columns].to_numpy(dtype=float)
+    at = [list(fit.feature_names).index(c) for c in columns]
+    return np.asarray(X, dtype=float)[:, at]
 
 
 def mcmc_traces(fit, variable: str = "class_prob", ax=None):
     """The draws of ``variable``'s first entry per chain of an MCMC mixture fit
     (``fit.trace``), as sampled (``posterior_raw``:
     chains started in different labellings, switching) and relabelled
-    (``posterior``), side by side on two axes.
+    (``posterior``), side by side on two axes: ``ax`` is a pair of them (a new
+    figure's when None), such as ``plt.subplots(1, 2)[1]``.
 
     Examples
     --------
@@ -321,17 +432,36 @@ def mcmc_traces(fit, variable: str = "class_prob", ax=None):
     """
     import matplotlib.pyplot as plt
 
+    tree = getattr(fit, "trace", None)
+    if tree is None:
+        raise InputError(
+            "mcmc_traces needs a mixture fitted by MCMC, whose trace holds the draws; got "
+            f"a fit of type {type(fit).__name__} without one. Fit with "
+            "cluster(..., method='mcmc'), or draw an EM fit's objective with em_traces(fit)."
+        )
+    names = list(tree["posterior"].to_dataset().data_vars)
+    if variable not in names:
+        raise InputError(
+            f"variable={variable!r} is not among the fit's sampled variables {names!r}. "
+            "Pass one of them."
+        )
     if ax is None:
         _, ax = plt.subplots(1, 2, figsize=(10.0, 3.5), sharey=True)
-    tree = fit.trace
-    for axis, group in zip(ax, ("posterior_raw", "posterior"), strict=True):
+    axes = np.ravel(np.asarray(ax, dtype=object))
+    if len(axes) != 2:
+        raise InputError(
+            "ax must be two axes, for the draws as sampled and as relabelled; got "
+            f"{len(axes)} ({type(ax).__name__}). Pass a pair, e.g. plt.subplots(1, 2)[1], "
+            "or leave ax=None for a new figure."
+        )
+    for axis, group in zip(axes, ("posterior_raw", "posterior"), strict=True):
         values = tree[group].to_dataset()[variable]
         first = values.isel({d: 0 for d in values.dims if d not in ("chain", "draw")})
         for c in range(first.sizes["chain"]):
             axis.plot(first.isel(chain=c).values, lw=0.6, label=f"chain {c}")
         axis.set_title(f"{variable} of component 0: {group}")
         axis.set_xlabel("draw")
-    ax[0].legend(fontsize=7)
+    axes[0].legend(fontsize=7)
     return ax
 
 
@@ -362,7 +492,8 @@ def mcmc_ranks(fit, variable: str = "class_prob", group: str = "posterior"):
 
 def class_intervals(intervals, rows=None, ax=None):
     """The posterior mean of :math:`P(c \\mid x)` and its credible interval for a few
-    rows (``intervals`` from :meth:`bayesnb.NaiveBayesFit.predictive_interval`).
+    rows (``intervals`` from :meth:`bayesnb.NaiveBayesFit.predictive_interval`): the
+    first ``rows`` of them, or all when None or when there are fewer.
 
     Examples
     --------
@@ -384,10 +515,17 @@ def class_intervals(intervals, rows=None, ax=None):
     ['No', 'Yes']
     >>> plt.close(ax.figure)
     """
+    if rows is not None and (
+        isinstance(rows, bool) or not isinstance(rows, int | np.integer) or rows < 1
+    ):
+        raise InputError(
+            "rows must be a whole number >= 1 (how many rows to draw), or None for all; "
+            f"got {rows!r}. Pass e.g. rows=5."
+        )
     ax = _axes(ax)
     mean, lower, upper = (intervals[v] for v in ("mean", "lower", "upper"))
     row_dim, label_dim = mean.dims
-    n = mean.sizes[row_dim] if rows is None else rows
+    n = mean.sizes[row_dim] if rows is None else min(int(rows), mean.sizes[row_dim])
     labels = mean[label_dim].values
     width = 0.8 / len(labels)
     x = np.arange(n)
@@ -437,6 +575,15 @@ def naive_assumption_heatmap(table, ax=None):
     ((4, 4), 0.291)
     >>> plt.close(ax.figure)
     """
+    # A table without pairs comes from data with fewer than two features. An empty grid
+    # would look like a finding ("no dependence"), so say instead that there is nothing
+    # to check: with one feature, naive Bayes assumes no independence at all.
+    if len(table) == 0:
+        raise InputError(
+            "table holds no pair of features (naive_assumption_diagnostic of data with "
+            "fewer than two features besides the class); got an empty table. One feature "
+            "makes no independence assumption to check: give data with two features or more."
+        )
     ax = _axes(ax)
     names = sorted(set(table["a"]) | set(table["b"]), key=_natural)
     at = {name: i for i, name in enumerate(names)}
