@@ -53,12 +53,47 @@ def test_the_resolved_prior_is_fraley_and_rafterys(k):
     assert float(prior.beta[0]) == pytest.approx(np.var(w) / k**2 / 2, rel=1e-12)
 
 
-def test_a_column_without_spread_gets_half_a_unit_of_scale():
+def test_a_column_without_spread_gets_half_a_unit_of_scale_and_a_warning():
     X = pd.DataFrame({"c": [3.0] * 6, "x": [0.0, 0.1, 0.2, 5.0, 5.1, 5.3]})
-    fit = bnb.NaiveBayes(bnb.Gaussian()).cluster(X, 2, n_init=1, random_state=0)
+    with pytest.warns(UserWarning, match=r"Gaussian feature 'c' holds one value, 3\.0"):
+        fit = bnb.NaiveBayes(bnb.Gaussian()).cluster(X, 2, n_init=1, random_state=0)
     betas = {b.name: float(np.ravel(b.prior.beta)[0]) for b in fit.blocks}
     assert betas["c"] == 0.5  # psi = 1 for a column without spread, as the NIW default
     assert betas["x"] == pytest.approx(np.var(X["x"]) / 8, rel=1e-12)
+
+
+def _with_constant_column():
+    """Two components, 150 and 50 rows (the larger on the left), and a column of 7s."""
+    rng = np.random.default_rng(0)
+    x = np.r_[rng.normal(0, 1, 150), rng.normal(2.5, 1, 50)]
+    return pd.DataFrame({"a": x, "c": 7.0})
+
+
+@pytest.mark.parametrize(
+    "family",
+    [bnb.Gaussian(), bnb.MultivariateGaussian(covariance="diag")],
+    ids=["Gaussian", "MultivariateGaussian"],
+)
+def test_a_constant_column_in_a_mixture_is_warned_of(family):
+    """Its MAP variance is beta / (alpha + n_k/2 + 3/2) with beta = 1/2 (the prior's
+    unit of scale), smaller the larger the component: a pull the warning names."""
+    X = _with_constant_column()
+    model = bnb.NaiveBayes(family)
+    with pytest.warns(UserWarning, match=r"one value, 7\.0, in every row of column 'c'"):
+        mix = model.cluster(X, 2, random_state=0, n_init=2)
+    if isinstance(family, bnb.Gaussian):
+        n = mix.counts["c_n"].values
+        np.testing.assert_allclose(mix.params["c_var"], 0.5 / (1.5 + n / 2 + 1.5), rtol=1e-10)
+
+
+def test_no_constant_column_warning_where_it_does_not_bias():
+    """One component, a classifier, and a column with two values: no warning (warnings
+    are errors in this suite)."""
+    X = _with_constant_column()
+    bnb.NaiveBayes(bnb.Gaussian()).cluster(X, 1)
+    bnb.NaiveBayes(bnb.Gaussian()).fit(X, (X["a"] > 1).map({True: "r", False: "l"}))
+    X2 = X.assign(c=np.r_[7.0, [8.0] * (len(X) - 1)])
+    bnb.NaiveBayes(bnb.Gaussian()).cluster(X2, 2, random_state=0, n_init=1)
 
 
 def test_the_classifiers_default_is_unchanged():

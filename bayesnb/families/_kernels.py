@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -11,6 +12,7 @@ import pandas as pd
 from bayesnb import _compiled
 from bayesnb._lazy import sparse
 from bayesnb.errors import InputTypeError
+from bayesnb.priors import _PACKAGE_DIR
 
 #: Entries of a dense design cast to float at a time: a block small enough to stay in
 #: cache, so a Boolean or integer design is read once and never copied whole.
@@ -513,3 +515,30 @@ def value_array(values, *, object_strings: bool = False) -> np.ndarray:
     for i, v in enumerate(values):
         out[i] = v
     return out
+
+
+def warn_constant_columns(what: str, columns: list, x: np.ndarray, sample_weight=None) -> None:
+    """Warn when a column of ``x`` (rows of positive weight, missing values left out)
+    holds one value throughout, for a mixture of Gaussians: such a column says nothing
+    about the components, yet under any proper prior each component's variance there
+    is the prior's alone, shrinking as the component grows (the MAP
+    :math:`\\beta/(\\alpha + n_k/2 + 3/2)`), so its density favours the larger
+    components and can empty the others."""
+    if sample_weight is not None:
+        x = x[np.asarray(sample_weight, dtype=float) > 0]
+    seen = ~np.isnan(x)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column
+        low, high = np.nanmin(x, axis=0), np.nanmax(x, axis=0)
+    flat = np.flatnonzero((low == high) & (seen.sum(axis=0) > 1))
+    if flat.size:
+        j = int(flat[0])
+        warnings.warn(
+            f"{what} holds one value, {_plain(low[j])!r}, in every row of column "
+            f"{columns[j]!r}. In a mixture such a column tells the components nothing, yet "
+            "each component's variance there comes from the prior alone and shrinks as "
+            "the component grows, so the column pulls rows into the larger components. "
+            "Drop the column before clustering.",
+            UserWarning,
+            skip_file_prefixes=(_PACKAGE_DIR,),  # the user's call
+        )

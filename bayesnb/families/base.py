@@ -139,10 +139,16 @@ class Family:
         bound.name = name
         bound.columns = columns if isinstance(columns, list) else list(columns)
         bound._learn(data, sample_weight)
+        if n_labels is not None and n_labels > 1:
+            bound._check_mixture_data(data, sample_weight)
         return bound
 
     def _learn(self, data, sample_weight=None) -> None:  # pragma: no cover - overridden
         pass
+
+    def _check_mixture_data(self, data, sample_weight=None) -> None:
+        """Warn about training ``data`` that a mixture of several components would fit
+        badly through this family (nothing by default; a Gaussian's constant column)."""
 
     def bind_each(
         self,

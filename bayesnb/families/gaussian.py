@@ -10,7 +10,12 @@ from bayesnb import _compiled
 from bayesnb._lazy import special
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import _given
-from bayesnb.families._kernels import Labels, _as_float_matrix, standardized
+from bayesnb.families._kernels import (
+    Labels,
+    _as_float_matrix,
+    standardized,
+    warn_constant_columns,
+)
 from bayesnb.families.base import Family
 from bayesnb.marginals import InverseGammaMarginal, SqrtOf, StudentTMarginal
 from bayesnb.priors import NormalInverseGamma
@@ -157,7 +162,7 @@ class Gaussian(Family):
     def bind(
         self, name, columns, data, sample_weight=None, *, counted=False, n_labels=None
     ) -> Gaussian:
-        bound = super().bind(name, columns, data, sample_weight, counted=counted)
+        bound = super().bind(name, columns, data, sample_weight, counted=counted, n_labels=n_labels)
         if n_labels is not None:  # a mixture's components: a prior's rows are theirs
             bound.prior.check_shape(bound.n_columns, n_labels, what=bound._what())
         if bound.needs_pooled(counted):  # e.g. EM: the counts come later, reweighted
@@ -169,6 +174,9 @@ class Gaussian(Family):
             bound._check_spread(x, stats, lambda k: w > 0)
             bound.adopt_pooled(stats, n_labels)
         return bound
+
+    def _check_mixture_data(self, data, sample_weight=None) -> None:
+        warn_constant_columns(self._what(), self.columns, self.encode(data), sample_weight)
 
     def needs_pooled(self, counted: bool) -> bool:
         """The default prior's mean and scale, when no classifier's counts give them."""

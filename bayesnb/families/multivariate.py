@@ -9,7 +9,12 @@ import xarray as xr
 
 from bayesnb import _compiled
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
-from bayesnb.families._kernels import Labels, _as_float_matrix, standardized
+from bayesnb.families._kernels import (
+    Labels,
+    _as_float_matrix,
+    standardized,
+    warn_constant_columns,
+)
 from bayesnb.families.base import Family
 from bayesnb.families.gaussian import _moments as gaussian_moments
 from bayesnb.families.gaussian import student_t_scores
@@ -164,6 +169,11 @@ class MultivariateGaussian(Family):
         missing = np.isnan(x)
         self.adopt_pooled(
             self._pooled_missing(x, missing, w) if missing.any() else self.pooled_stats(x, w)
+        )
+
+    def _check_mixture_data(self, data, sample_weight=None) -> None:
+        warn_constant_columns(
+            self._what(), self.columns, self._values(data, missing_ok=True), sample_weight
         )
 
     def needs_pooled(self, counted: bool) -> bool:
