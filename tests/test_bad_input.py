@@ -901,8 +901,12 @@ def test_cluster_map_class_weights_under_a_dirichlet_below_one_are_named():
 def test_cluster_gaussian_below_float_resolution_names_the_column():
     # Every value is 1e150 + N(0, 1) = 1e150: a spread far below the spacing of float64
     # at 1e150 (1.8e134), where no Gaussian density can be evaluated.
+    # (so the column holds one value, which the constant-column warning says first)
     X = pd.DataFrame({"g": 1e150 + np.random.default_rng(0).normal(size=50)})
-    with pytest.raises(errors.InputError, match=r"Gaussian feature 'g', column 'g'.*spacing"):
+    with (
+        pytest.warns(UserWarning, match=r"holds one value, 1e\+150"),
+        pytest.raises(errors.InputError, match=r"Gaussian feature 'g', column 'g'.*spacing"),
+    ):
         bnb.NaiveBayes().cluster(X, 2, random_state=0)
 
 
