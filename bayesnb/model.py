@@ -336,7 +336,7 @@ class FittedModel:
         if scorer is None:
             groups = self.__dict__.get("_groups")
             scorer = self._scorer = (
-                FusedScorer.of_blocks(self.blocks, self.block_params)
+                FusedScorer.of_blocks(self.blocks, self.block_params, self._scoring_index())
                 if groups is None
                 else FusedScorer(groups[0], groups[2])
             )
@@ -532,9 +532,20 @@ class FittedModel:
         _, counts = self._export()
         return xr.Dataset(counts)
 
+    def _scoring_index(self) -> list[list[int]] | None:
+        """The positions of the blocks this fit scores together, one list per group:
+        the groups it was fitted in, or those a saved file gave back (None: the blocks
+        fused by key, :func:`~bayesnb.families.base.fused_groups`)."""
+        groups = self.__dict__.get("_groups")
+        if groups is not None:
+            return [list(map(int, g.index)) for g in groups[0]]
+        return self.__dict__.get("_saved_scoring")
+
     # -- persistence -------------------------------------------------------------------------
     def _config(self) -> dict:
+        scoring = self._scoring_index()
         return {
+            **({} if scoring is None else {"scoring": scoring}),
             "model": type(self).__name__,
             "labels": _encode_values(self.labels, "labels"),
             "blocks": [_family_config(b) for b in self.blocks],
@@ -804,8 +815,24 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
         )
     for i, params in saved_params.items():  # EM's last generalized step, as it was
         fit.block_params[i] = params
+    if "scoring" in config:  # the fit's own groups: its sums, in the same order
+        fit._saved_scoring = _scoring_from_config(config["scoring"], len(blocks))
     fit._restore(config)
     return fit
+
+
+def _scoring_from_config(value, n_blocks: int) -> list[list[int]]:
+    """The saved ``scoring`` groups, checked: lists of block positions that hold every
+    position once."""
+    ok = isinstance(value, list) and all(
+        isinstance(g, list) and g and all(type(i) is int for i in g) for g in value
+    )
+    if not ok or sorted(i for g in value for i in g) != list(range(n_blocks)):
+        raise ModelFileError(
+            f"'scoring' must list every block position 0..{n_blocks - 1} once, in groups; "
+            f"got {value!r}."
+        )
+    return value
 
 
 def _saved_arrays(ds, prefix: str, shapes: dict, block: Family, what: str) -> dict:

@@ -617,10 +617,23 @@ class FusedScorer:
         self.groups = list(zip(groups, params, strict=True))
 
     @classmethod
-    def of_blocks(cls, blocks, block_params) -> FusedScorer:
+    def of_blocks(cls, blocks, block_params, index=None) -> FusedScorer:
         """The scorer of ``blocks``, each with its ``block_params``: like blocks fused
-        (:func:`fused_groups`), their parameters joined."""
-        groups = fused_groups(blocks)
+        (:func:`fused_groups`), their parameters joined. ``index``: the positions of
+        the blocks to score together, one list per group (a fit's own grouping, as
+        :func:`load` reads it back, so that the sums run in the same order); a list
+        whose blocks cannot fuse is scored block by block."""
+        if index is None:
+            groups = fused_groups(blocks)
+        else:
+            groups = []
+            for positions in index:
+                members = [blocks[i] for i in positions]
+                keys = {b.fusion_key() for b in members}
+                if len(members) > 1 and len(keys) == 1 and None not in keys:
+                    groups.append(Group(list(positions), members[0].fused(members), members))
+                else:
+                    groups += [Group([i], blocks[i], [blocks[i]]) for i in positions]
         return cls(groups, joined(groups, block_params))
 
     def scores(self, table, *, posterior: bool = False) -> np.ndarray:
