@@ -83,8 +83,15 @@ class DensityFit(NaiveBayesFit):
         return self.log_density(X)
 
     def score(self, X) -> float:
-        """The mean log density of the rows of ``X`` (per row, as scikit-learn's)."""
-        return float(np.mean(self.log_density(X)))
+        """The mean log density of the rows of ``X`` (per row, as scikit-learn's); ``X``
+        without rows is an error, as a mean of no rows is none."""
+        scores = self.log_density(X)
+        if not len(scores):
+            raise InputError(
+                "score averages the log density over the rows of X, and X has no rows; "
+                "give at least one row (log_density(X) of no rows is an empty array)."
+            )
+        return float(np.mean(scores))
 
     def log_likelihood_rows(self, X) -> np.ndarray:
         return self.log_density(X)

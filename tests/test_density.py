@@ -320,3 +320,15 @@ def test_an_integer_weight_counts_as_repeated_rows():
     weighted = model.density(df, sample_weight=weights)
     repeated = model.density(df.loc[df.index.repeat(weights)].reset_index(drop=True))
     np.testing.assert_allclose(weighted.log_density(df), repeated.log_density(df), atol=1e-12)
+
+
+def test_score_of_no_rows_is_an_error_and_of_rows_their_mean_log_density():
+    """score is the mean of log_density, by hand from the Categorical frequencies under
+    Dirichlet(1): P(outlook = Sunny) = (5 + 1)/(14 + 3), and so on."""
+    X = bnb.datasets.play_tennis().drop(columns="play")
+    fit = bnb.NaiveBayes().density(X)
+    with pytest.raises(bnb.InputError, match="X has no rows"):
+        fit.score(X.iloc[:0])
+    row = X.iloc[[0]]  # Sunny, Hot, High, Weak
+    by_hand = math.log(6 / 17) + math.log(5 / 17) + math.log(8 / 16) + math.log(9 / 16)
+    assert fit.score(row) == pytest.approx(by_hand, rel=1e-12)
