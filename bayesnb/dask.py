@@ -626,6 +626,9 @@ def cluster(
         known = pd.Series(list(bound.summary["labels"]), dtype=object)
     labels = mixture_labels(n_components, known, init)
     bound.pool(len(labels))
+    if len(labels) > 1:  # what the in-memory bind warns of (a constant Gaussian column),
+        for block in bound.blocks:  # read from the columns' ranges
+            block._check_mixture_data(bound.table.take(block.columns))
     given = _BoundModel(model, bound.blocks)
     problem = DaskProblem(given, bound, labels, estimate, class_estimate, hard, persist)
     if isinstance(init, str):  # restarts on a sample, in memory

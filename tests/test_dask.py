@@ -297,3 +297,14 @@ def test_bad_dask_input_is_named(client):
         bnb.NaiveBayes().cluster(ddf, 2, init="uniform")
     with pytest.raises(bnb.InputError, match="not built"):
         bnb.NaiveBayes().cluster(ddf, 2, method="mcmc")
+
+
+def test_a_constant_gaussian_column_is_warned_of_as_in_memory():
+    """The column's range (7 to 7) read from the partitions: the same warning as the
+    in-memory bind, and none for a column with two values."""
+    frame = bnb.datasets.old_faithful().assign(c=7.0)
+    model = bnb.NaiveBayes()
+    with pytest.warns(UserWarning, match=r"'c' holds one value, 7\.0, in every row"):
+        model.cluster(dd.from_pandas(frame, npartitions=N_PARTS), 2, random_state=0)
+    frame.loc[0, "c"] = 8.0
+    model.cluster(dd.from_pandas(frame, npartitions=N_PARTS), 2, random_state=0)
