@@ -112,6 +112,11 @@ class Table:
     def shape(self) -> tuple[int, int]:
         return (self.n_rows, len(self.names))
 
+    def row_labels(self) -> np.ndarray:
+        """The rows' labels in a posterior's ``row`` coordinate: a frame's index, or
+        positions 0..n-1 for an array or a sparse matrix."""
+        return self.data.index.to_numpy() if self.is_frame else np.arange(self.n_rows)
+
     def check_not_empty(self, rows: bool = True) -> None:
         """Raise unless X has at least one column and (``rows``) one row: a fit needs
         both."""

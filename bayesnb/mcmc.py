@@ -516,7 +516,7 @@ def _fit_from(problem, reference, raw: Draws, done: Relabelled, sampler, seconds
     fit.responsibilities = np.ascontiguousarray(sweep.resp.T)
     fit.n_samples, fit.total_weight = problem.n, problem.total_weight
     labels = reference.params["component"].values
-    rows = {"row": np.arange(problem.n)}
+    rows = {"row": problem.table.row_labels()}
     membership = xr.DataArray(
         done.membership,
         dims=("row", "component"),
@@ -538,7 +538,7 @@ def _fit_from(problem, reference, raw: Draws, done: Relabelled, sampler, seconds
             reference, np.exp(raw.class_log_prob), raw.block_params, lead
         ),
         "sample_stats": xr.Dataset(stats, coords=lead),
-        "log_likelihood": _log_likelihood_group(done.pointwise, lead),
+        "log_likelihood": _log_likelihood_group(done.pointwise, lead, rows["row"]),
         "observed_data": xr.Dataset(observed_values(problem.blocks, problem.table), coords=rows),
         "membership": xr.Dataset({"membership": membership}),
     }
@@ -626,8 +626,9 @@ def _diagnose(fit: MCMCMixtureFit, raw: Draws, sampler: str, seconds: float) -> 
     )
 
 
-def _log_likelihood_group(pointwise: np.ndarray, lead: dict) -> xr.Dataset:
-    """``log p(x_i | theta)`` (chain, draw, row) of every row with an observed value.
+def _log_likelihood_group(pointwise: np.ndarray, lead: dict, rows: np.ndarray) -> xr.Dataset:
+    """``log p(x_i | theta)`` (chain, draw, row) of every row with an observed value,
+    labelled by ``rows`` (the frame's index, or positions).
 
     A row with none has likelihood 1 under every draw: it is left out (the group's
     ``omitted_rows`` attribute lists it), as ArviZ's PSIS cannot smooth a constant
@@ -637,12 +638,12 @@ def _log_likelihood_group(pointwise: np.ndarray, lead: dict) -> xr.Dataset:
     keep = np.setdiff1d(np.arange(pointwise.shape[2]), empty)
     ds = xr.Dataset(
         {"x": xr.DataArray(pointwise[..., keep], dims=("chain", "draw", "row"))},
-        coords={**lead, "row": keep},
+        coords={**lead, "row": rows[keep]},
     )
     if empty.size:
         ds.attrs["omitted_rows"] = (
-            f"rows {empty[:20].tolist()} ({empty.size}): no observed value, so likelihood 1 "
-            "under every draw"
+            f"rows {rows[empty[:20]].tolist()} ({empty.size}): no observed value, so "
+            "likelihood 1 under every draw"
         )
     return ds
 

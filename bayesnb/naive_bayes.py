@@ -484,8 +484,15 @@ class NaiveBayesFit(FittedModel):
               for every training row from that draw's parameters, coded the same way.
             * ``log_likelihood``: ``log p(x_i, y_i | theta)`` of every row under every
               draw, named by the target (a missing value contributes nothing), for
-              ``az.loo`` and ``az.compare``.
+              ``az.loo`` and ``az.compare``. Being the row's one joint term, it
+              serves ``az.loo_pit`` for the class: pass ``var_names=`` the target
+              (without it ArviZ looks for a log-likelihood of every observed
+              variable).
             * ``constant_data``: the rows' ``sample_weight``, when the fit had weights.
+
+            The ``row`` coordinate holds the training frame's index labels (every
+            batch's in turn, after :meth:`update`), or positions 0..n-1 for an
+            array.
 
             A block whose draws would hold more than ``2**25`` values (draws x rows x
             columns: a vocabulary of word counts) is left out of ``observed_data``

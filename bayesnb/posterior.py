@@ -262,7 +262,7 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
             drawn_values = _sample_codes(block, p, components, rows, seen, k, n, rng)
             values[block.name][0].append(seen)
             values[block.name][1].append(drawn_values.reshape(size, n, -1))
-    row = {"row": np.arange(n_total)}
+    row = {"row": _row_labels(fit.training, n_total)}
     chain_draw = {"chain": np.arange(shape[0]), "draw": np.arange(shape[1])}
     label_note = {"description": f"position of every row's class on the {fit.label_dim!r} axis"}
     observed = {target: xr.DataArray(np.concatenate(label_seen), dims=("row",), attrs=label_note)}
@@ -317,6 +317,15 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
             stacklevel=4,
         )
     return groups
+
+
+def _row_labels(training: list, n_total: int) -> np.ndarray:
+    """The ``row`` coordinate of the training rows: every batch's
+    :meth:`~bayesnb._data.Table.row_labels` in turn, as :func:`posterior_predict`
+    labels new rows; positions 0..n-1 when one batch was not a frame."""
+    if all(batch.table.is_frame for batch in training):
+        return np.concatenate([batch.table.row_labels() for batch in training])
+    return np.arange(n_total)
 
 
 def _pointwise(fit, table, codes, class_log_prob, params) -> np.ndarray:

@@ -146,6 +146,20 @@ def test_pointwise_log_likelihood_is_the_mixture_density_at_the_draw():
 
 
 @pytest.mark.filterwarnings(CONVERGENCE)
+def test_rows_of_a_frame_are_labelled_by_its_index():
+    X, _ = three_clusters(n=40)
+    frame = pd.DataFrame(X.astype(float), index=[f"s{i}" for i in range(40)])
+    frame.iloc[5] = np.nan  # no observed value: left out of the log-likelihood group
+    fit = bnb.NaiveBayes(bnb.Bernoulli()).cluster(
+        frame, 2, method="mcmc", draws=20, chains=2, tune=10, random_state=0
+    )
+    assert fit.membership["row"].values.tolist() == frame.index.tolist()
+    kept = [label for label in frame.index if label != "s5"]
+    assert fit.trace["log_likelihood"]["row"].values.tolist() == kept
+    assert "'s5'" in fit.trace["log_likelihood"].attrs["omitted_rows"]
+
+
+@pytest.mark.filterwarnings(CONVERGENCE)
 def test_compare_over_k():
     X, _ = three_clusters(n=150)
     fits = {

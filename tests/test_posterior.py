@@ -4,6 +4,7 @@ a hand computation, and its DataTree's groups for every family."""
 
 import math
 
+import arviz as az
 import numpy as np
 import pandas as pd
 import pytest
@@ -303,6 +304,28 @@ def test_posterior_predictive_codes_and_observed_data(mixed):
     assert set(np.unique(pp["c"].values)) <= {0, 1, 2}
     x = pp["x"].values
     assert x.min() >= 0.0 and x.max() <= 3.0
+
+
+def test_rows_are_labelled_by_the_frame_index_and_loo_pit_takes_the_target(mixed):
+    df, y, _ = mixed
+    named = df.set_axis([f"p{i:02d}" for i in range(len(df))])
+    fit = mixed_model().fit(named, y)
+    later = named.iloc[:4].set_axis(["q0", "q1", "q2", "q3"])
+    updated = fit.update(later, y[:4])
+    tree = updated.posterior(draws=50, chains=2, random_state=2)
+    index = [*named.index, *later.index]
+    for group in ("observed_data", "posterior_predictive", "log_likelihood"):
+        assert tree[group]["row"].values.tolist() == index
+    # a row found by its label holds that row's values
+    assert float(tree["observed_data"]["g"].sel(row="p03")) == df["g"].iloc[3]
+    assert float(tree["observed_data"]["x"].sel(row="q2")) == df["x"].iloc[2]
+    pit = az.loo_pit(tree, var_names="label")["label"]
+    assert pit["row"].values.tolist() == index
+    assert np.all((pit.values >= 0.0) & (pit.values <= 1.0))
+    arrays = bnb.NaiveBayes({"g": bnb.Gaussian()}).fit(df[["g"]].to_numpy(), y, feature_names=["g"])
+    assert arrays.posterior(draws=5, random_state=0)["log_likelihood"]["row"].values.tolist() == (
+        list(range(len(df)))
+    )
 
 
 def test_every_family_and_sparse_counts():
