@@ -191,6 +191,30 @@ def test_a_column_of_unseen_integers_warns_naming_it():
         fit.predict_proba(np.array([[7, 1], [9, 0]]))
 
 
+@pytest.mark.parametrize(
+    ("train", "new", "dtype", "match"),
+    [
+        (
+            [1, 2, 1, 3],
+            ["1", 2],
+            object,
+            r"holds '1' \(text\).*categories learnt in training are number",
+        ),
+        (["a", "b", "a", "b"], [1, "a"], object, r"holds 1 \(number\).*are text"),
+        ([1, 2, 1, 3], [True], bool, r"holds True \(Boolean\)"),
+    ],
+)
+def test_a_value_of_another_type_than_the_categories_warns(train, new, dtype, match):
+    X = pd.DataFrame({"c": train})
+    fit = bnb.NaiveBayes().fit(X, [0, 0, 1, 1], estimate="mean")
+    test = pd.DataFrame({"c": pd.Series(new, dtype=dtype)})
+    with pytest.warns(errors.UnseenValuesWarning, match=match):
+        proba = fit.predict_proba(test)
+    # still marginalized like a missing value: the first row's probabilities are the
+    # class shares (2 + 1) / (4 + 2) each
+    np.testing.assert_allclose(proba[0], [0.5, 0.5], rtol=1e-12)
+
+
 def test_some_unseen_values_or_a_single_row_do_not_warn():
     X = pd.DataFrame({"c": ["a", "b", "a", "b"]})
     fit = bnb.NaiveBayes().fit(X, [0, 0, 1, 1], estimate="mean")

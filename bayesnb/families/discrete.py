@@ -668,7 +668,9 @@ class Categorical(_Discrete):
         (default) treats it like a missing value: its factor is skipped, exactly as
         the text model skips words outside its vocabulary; when every observed value
         of a column (two or more) is unseen, the whole column is skipped and an
-        :class:`~bayesnb.errors.UnseenValuesWarning` names it. ``"error"`` raises.
+        :class:`~bayesnb.errors.UnseenValuesWarning` names it; one warns too for a
+        value of another kind than every category (the text ``"1"`` among the
+        numbers 1, 2, 3: a column coded otherwise than in training). ``"error"`` raises.
         ``"predictive"`` reserves prior mass for a value never seen in training:
         every column gets one more cell, labelled ``"<new>"`` (:data:`NEW_CATEGORY`),
         that every value outside its categories falls in (see Notes).
@@ -1006,6 +1008,8 @@ class Categorical(_Discrete):
                 n_observed = n if observed is None else int(observed.sum())
                 if len(bad) == n_observed > 1:
                     self._warn_all_unseen(j, bad)
+                else:
+                    self._warn_other_type(j, bad)
         return out
 
     def _category_index(self, j: int) -> pd.Index:
@@ -1039,6 +1043,27 @@ class Categorical(_Discrete):
             f"{self.column_categories[j][:10]!r} (e.g. {[_plain(v) for v in values]!r}), so "
             "the whole column is marginalized and adds nothing to the prediction. Check "
             "that the column is coded as in training.",
+            UnseenValuesWarning,
+            stacklevel=4,
+        )
+
+    def _warn_other_type(self, j: int, bad) -> None:
+        """Warn when an unseen value is of another kind (text, number, Boolean) than
+        every category of column ``j``: "1" against the numbers 1, 2, 3 is a column
+        coded otherwise than in training, not a new value."""
+        categories = {_value_kind(v) for v in self.column_categories[j]}
+        odd = [
+            v for v in pd.unique(np.asarray(bad, dtype=object)) if _value_kind(v) not in categories
+        ]
+        if not odd:
+            return
+        kinds = " or ".join(sorted(categories))
+        warnings.warn(
+            f"Categorical feature {self._variable(j)!r}: column {self.columns[j]!r} holds "
+            f"{_plain(odd[0])!r} ({_value_kind(odd[0])}), while its categories learnt in "
+            f"training are {kinds} ({self.column_categories[j][:10]!r}), so the value is "
+            "unseen and its factor is marginalized. Convert the column to the training "
+            "data's type (e.g. X[col].astype(int)) before predicting.",
             UnseenValuesWarning,
             stacklevel=4,
         )
@@ -1992,6 +2017,17 @@ def _distinct_values(col: pd.Series, column) -> list:
             "str, numbers or tuples, e.g. X[col].map(tuple), or drop the column."
         ) from None
     return _sorted_values(values, [column])
+
+
+def _value_kind(value) -> str:
+    """ "text", "Boolean" or "number" for a category value; another type's name."""
+    if isinstance(value, (str, bytes)):
+        return "text"
+    if isinstance(value, (bool, np.bool_)):
+        return "Boolean"
+    if isinstance(value, (int, float, np.number)):
+        return "number"
+    return type(value).__name__
 
 
 def _sorted_values(values: list, columns: list) -> list:
