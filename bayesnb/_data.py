@@ -112,6 +112,10 @@ class Table:
     def shape(self) -> tuple[int, int]:
         return (self.n_rows, len(self.names))
 
+    def frame_dtypes(self) -> dict | None:
+        """``{column: dtype}`` of a DataFrame; None for an array or a sparse matrix."""
+        return dict(zip(self.names, self.dtypes(), strict=True)) if self.is_frame else None
+
     def row_labels(self) -> np.ndarray:
         """The rows' labels in a posterior's ``row`` coordinate: a frame's index, or
         positions 0..n-1 for an array or a sparse matrix."""

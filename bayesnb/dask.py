@@ -442,6 +442,7 @@ def fit(
         },
         feature_names=source.names,
         is_frame=source.is_frame,
+        column_dtypes=dict(source.meta.dtypes.items()) if source.is_frame else None,
         target=target_name,
     )
     fitted.training = []

@@ -103,8 +103,9 @@ class DensityFit(NaiveBayesFit):
         -------
         DataFrame or ndarray
             A DataFrame with the training columns when the fit was on a DataFrame
-            (values in the data's coding, e.g. ``"y"``/``"n"``, a Binned value uniform
-            within its bin); else an array (n, features) in the training column order.
+            (values in the data's coding, e.g. ``"y"``/``"n"``, a discrete feature's
+            column in its training dtype, a Binned value uniform within its bin);
+            else an array (n, features) in the training column order.
         """
         n = check_draw_count(n)
         rng = random_generator(random_state)

@@ -1698,6 +1698,7 @@ class MixtureFit(FittedModel):
             estimates=problem.estimates,
             feature_names=problem.table.names,
             is_frame=problem.table.is_frame,
+            column_dtypes=problem.table.frame_dtypes(),
             target="component",
         )
 
@@ -1839,7 +1840,9 @@ class MixtureFit(FittedModel):
         -------
         DataFrame
             A ``component`` column followed by the feature columns, values in the
-            training data's coding (e.g. ``"y"``/``"n"``).
+            training data's coding (e.g. ``"y"``/``"n"``) and, for a frame, a
+            discrete feature's column in its training dtype (Boolean, categorical,
+            string, nullable integer).
         """
         n = check_draw_count(n)
         if "component" in self.feature_names:

@@ -17,6 +17,7 @@ import os
 import warnings
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from bayesnb._data import Table
@@ -201,6 +202,7 @@ class FittedModel:
         is_frame,
         target="label",
         groups=None,
+        column_dtypes=None,
     ):
         self.labels = list(labels)
         if groups is None:
@@ -220,6 +222,9 @@ class FittedModel:
         )
         self.is_frame = is_frame
         self.target = target
+        #: ``{column: dtype}`` of a training frame (else None): drawn values of a
+        #: discrete feature are given back in it (:meth:`_draw_features`).
+        self.column_dtypes = column_dtypes
 
     @classmethod
     def from_statistics(
@@ -278,6 +283,7 @@ class FittedModel:
             feature_names=self.feature_names,
             is_frame=self.is_frame,
             target=self.target,
+            column_dtypes=self.column_dtypes,
         )
 
     # -- the kernel --------------------------------------------------------------------
@@ -462,6 +468,8 @@ class FittedModel:
             draws = draws.reshape(len(components), len(block.columns))
             for j, col in enumerate(block.columns):
                 columns[col] = draws[:, j]
+                if self.column_dtypes and block.kind in _DRAWN_IN_DATA_TYPE:
+                    columns[col] = _in_training_type(draws[:, j], self.column_dtypes[col], block, j)
         return columns
 
     # -- parameter counting ----------------------------------------------------------------
@@ -554,6 +562,11 @@ class FittedModel:
             "feature_names": _encode_values(self.feature_names, "feature_names"),
             "is_frame": self.is_frame,
             "target": _encode_values(self.target, "target"),
+            **(
+                {}
+                if self.column_dtypes is None
+                else {"column_dtypes": _dtypes_config(self.column_dtypes)}
+            ),
         }
 
     def _to_dataset(self) -> xr.Dataset:
@@ -812,6 +825,9 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
             feature_names=feature_names,
             is_frame=config["is_frame"],
             target=_decode_values(config.get("target", "label"), "target"),
+            column_dtypes=(
+                _dtypes_from_config(config["column_dtypes"]) if "column_dtypes" in config else None
+            ),
         )
     for i, params in saved_params.items():  # EM's last generalized step, as it was
         fit.block_params[i] = params
@@ -1218,6 +1234,60 @@ def _prior_from_config(config, what: str):
         for k in ("mu", "kappa", "alpha", "beta")
     }
     return NormalInverseGamma(**values)
+
+
+#: Families whose draws are the data's own values (categories, 0/1, counts), given back
+#: in the training column's dtype; the others draw floats (a Binned value in its bin).
+_DRAWN_IN_DATA_TYPE = ("bernoulli", "categorical", "multinomial")
+
+
+def _in_training_type(draws: np.ndarray, dtype, block: Family, j: int):
+    """Column ``j``'s ``draws`` in the training column's ``dtype``: a Boolean column's
+    0/1 as Booleans, a pandas categorical's values as that categorical (over the
+    block's categories, so a loaded fit or a Dask fit gives the same), a nullable or
+    string column in its own dtype. An object column's draws, or draws of the
+    ``"<new>"`` cell outside a categorical's categories, stay as they are."""
+    if dtype == np.dtype(object):
+        return draws
+    if isinstance(dtype, pd.CategoricalDtype):
+        cats = getattr(block, "column_categories", None)
+        cats = list(cats[j]) if cats is not None else block.category_labels()
+        codes = pd.Index(cats, tupleize_cols=False).get_indexer(draws)
+        if (codes < 0).any():
+            return draws
+        return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats, dtype.ordered))
+    return pd.Series(draws, copy=False).astype(dtype).array
+
+
+def _dtypes_config(dtypes: dict) -> dict:
+    """``column_dtypes`` as JSON: a dtype's name, ``"category"`` or ``"ordered
+    category"`` (the categories are the feature's own)."""
+    return {
+        str(col): (
+            ("ordered category" if d.ordered else "category")
+            if isinstance(d, pd.CategoricalDtype)
+            else str(d)
+        )
+        for col, d in dtypes.items()
+    }
+
+
+def _dtypes_from_config(value) -> dict:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ModelFileError(f"'column_dtypes' must map columns to dtype names; got {value!r}.")
+    out = {}
+    for col, name in value.items():
+        if name in ("category", "ordered category"):
+            out[col] = pd.CategoricalDtype(ordered=name == "ordered category")
+            continue
+        try:
+            out[col] = pd.api.types.pandas_dtype(name)
+        except TypeError:
+            raise ModelFileError(
+                f"'column_dtypes' gives column {col!r} the dtype {name!r}, which pandas does "
+                "not know."
+            ) from None
+    return out
 
 
 def _family_config(block: Family) -> dict:

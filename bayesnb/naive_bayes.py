@@ -324,6 +324,7 @@ class NaiveBayes:
             feature_names=table.names,
             is_frame=table.is_frame,
             target=target_name,
+            column_dtypes=table.frame_dtypes(),
         )
         fit.training = [TrainingRows(table, resp)]
         return fit

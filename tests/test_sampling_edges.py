@@ -344,3 +344,73 @@ def test_mixture_prior_with_one_row_per_component_is_accepted():
     fit = bnb.NaiveBayes({"a": bnb.Gaussian(prior)}).cluster(_two_groups(), 2, random_state=0)
     means = np.sort(fit.params["a_mu"].to_numpy())
     np.testing.assert_allclose(means, [0.0, 5.0], atol=0.6)
+
+
+# -- draws in the training columns' dtypes -------------------------------------------------
+
+
+def _typed_frame(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "b": rng.random(n) < 0.3,
+            "c": pd.Categorical(
+                rng.choice(["lo", "mid", "hi"], n),
+                categories=["lo", "mid", "hi", "unused"],
+                ordered=True,
+            ),
+            "s": pd.array(rng.choice(["p", "q"], n), dtype="string"),
+            "i": pd.array(rng.integers(1, 4, n), dtype="Int64"),
+            "k": rng.integers(0, 3, n),
+            "f": np.where(rng.random(n) < 0.5, 1.0, 0.0),
+            "g": rng.normal(size=n),
+        }
+    )
+
+
+def _typed_model():
+    return bnb.NaiveBayes(
+        {
+            "b": bnb.Bernoulli(),
+            "c": bnb.Categorical(),
+            "s": bnb.Categorical(),
+            "i": bnb.Categorical(),
+            "k": bnb.Categorical(),
+            "f": bnb.Bernoulli(),
+            "g": bnb.Gaussian(),
+        }
+    )
+
+
+def test_draws_come_back_in_the_training_columns_dtypes(tmp_path):
+    X = _typed_frame()
+    fit = _typed_model().density(X, estimate="mean")
+    drawn = fit.sample(20_000, random_state=0)
+    assert drawn.dtypes.to_dict() == X.dtypes.to_dict()
+    assert drawn["c"].cat.categories.tolist() == ["lo", "mid", "hi", "unused"]
+    assert drawn["c"].cat.ordered
+    # the Booleans' share is the Beta(1, 1) posterior mean (m + 1) / (n + 2)
+    p = (X["b"].sum() + 1) / (len(X) + 2)
+    assert abs(drawn["b"].mean() - p) < 4 * math.sqrt(p * (1 - p) / len(drawn))
+    # an ordered categorical's draws compare by its order
+    assert ((drawn["c"] <= "mid") == drawn["c"].isin(["lo", "mid"])).all()
+    # saved and read back: the same draws, in the same dtypes
+    fit.save(tmp_path / "typed.nc")
+    again = bnb.load(tmp_path / "typed.nc").sample(20_000, random_state=0)
+    pd.testing.assert_frame_equal(again, drawn)
+
+
+def test_a_mixture_draws_in_the_training_dtypes_after_its_component():
+    X = _typed_frame(n=200, seed=1)
+    fit = _typed_model().cluster(X, 2, random_state=0)
+    drawn = fit.sample(50, random_state=0)
+    assert drawn.dtypes.drop("component").to_dict() == X.dtypes.to_dict()
+
+
+def test_a_draw_of_the_new_cell_keeps_the_categorical_column_as_values():
+    X = pd.DataFrame({"c": pd.Categorical(["a", "b", "a", "b"])})
+    model = bnb.NaiveBayes({"c": bnb.Categorical(unseen="predictive", alpha_new=50.0)})
+    drawn = model.density(X).sample(200, random_state=0)["c"]
+    # "<new>" is no category of the training column: the values stay plain labels
+    assert not isinstance(drawn.dtype, pd.CategoricalDtype)
+    assert set(drawn) == {"a", "b", "<new>"}
