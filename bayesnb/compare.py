@@ -19,7 +19,8 @@ def compare_fits(fits: dict, prob: float | None = None) -> pd.DataFrame:
         Fits of the same declaration: EM mixtures (``model.cluster``; their point
         estimate is the ``mean`` column), MCMC mixtures (``method="mcmc"``: the
         relabelled draws' mean, sd and equal-tailed interval) and supervised fits
-        (``model.fit``: the exact conjugate posterior's mean, sd and interval).
+        (``model.fit``: the exact conjugate posterior's mean, sd and interval;
+        ``model.density`` the same, without its one class).
         Mixtures are aligned to the first one: every other mixture's components are
         permuted to the first's by a linear assignment on their parameters (an MCMC
         fit's by its posterior means).
@@ -46,6 +47,7 @@ def compare_fits(fits: dict, prob: float | None = None) -> pd.DataFrame:
     >>> row[["mean", "sd"]].round(4).values.tolist()     # Beta(10, 6)
     [[0.625, 0.1174]]
     """
+    from bayesnb.density import DensityFit, drop_class
     from bayesnb.mcmc import MCMCMixtureFit
     from bayesnb.mixture import MixtureFit
     from bayesnb.naive_bayes import NaiveBayesFit
@@ -72,6 +74,8 @@ def compare_fits(fits: dict, prob: float | None = None) -> pd.DataFrame:
             summary = {"mean": fit.params}
         elif isinstance(fit, NaiveBayesFit):
             ds = exact_summary(fit, prob)
+            if isinstance(fit, DensityFit):  # its one class says nothing: hidden
+                ds = drop_class(ds, fit.label_dim)
             summary = {stat: ds.sel(stat=stat, drop=True) for stat in STATS}
         else:
             raise InputTypeError(

@@ -25,7 +25,7 @@ CONSTANT_LABEL = "all"
 DENSITY_TARGET = "density"
 
 
-def _drop_class(ds: xr.Dataset, dim: str) -> xr.Dataset:
+def drop_class(ds: xr.Dataset, dim: str) -> xr.Dataset:
     """``ds`` without the class: its one-entry ``dim`` squeezed out and ``class_prob``
     (identically 1) and the class codes (identically 0) dropped."""
     ds = ds.drop_vars([v for v in ("class_prob", DENSITY_TARGET) if v in ds.data_vars])
@@ -123,7 +123,7 @@ class DensityFit(NaiveBayesFit):
     @property
     def params(self) -> xr.Dataset:
         """Estimated parameters of every feature, without a class dim."""
-        return _drop_class(super().params, self.label_dim)
+        return drop_class(super().params, self.label_dim)
 
     # -- the exact posterior, without the class --------------------------------------------
     def posterior(self, draws: int = 1000, chains: int = 4, random_state=None, *, data=True):
@@ -138,7 +138,7 @@ class DensityFit(NaiveBayesFit):
             if name == "log_likelihood":
                 ds = ds.squeeze(self.label_dim, drop=True) if self.label_dim in ds.dims else ds
             else:
-                ds = _drop_class(ds, self.label_dim)
+                ds = drop_class(ds, self.label_dim)
             groups[name] = ds
         return data_tree(groups)
 
@@ -146,7 +146,7 @@ class DensityFit(NaiveBayesFit):
         """Every feature parameter's credible interval from its exact marginal
         posterior (see :meth:`bayesnb.NaiveBayesFit.credible_interval`), without the
         class."""
-        return _drop_class(super().credible_interval(prob, kind), self.label_dim)
+        return drop_class(super().credible_interval(prob, kind), self.label_dim)
 
     # -- what a classifier has and a density has not ---------------------------------------
     def _no_classes(self, what: str):

@@ -47,6 +47,18 @@ def test_exact_rows_are_the_conjugate_marginals():
     assert (row["lower"], row["upper"]) == pytest.approx(tuple(beta.ppf([0.05, 0.95])), abs=1e-12)
 
 
+def test_a_density_shows_its_features_without_its_one_class():
+    df = bnb.datasets.play_tennis()
+    table = bnb.compare_fits({"density": bnb.NaiveBayes().density(df)}, prob=0.9)
+    assert "class_prob" not in set(table.parameter)
+    row = table[(table.parameter == "outlook") & (table.entry == "Sunny")].iloc[0]
+    # 14 days, Sunny 5 of them, Dirichlet(1) over 3 outlooks: Beta(6, 11)
+    beta = stats.beta(6, 11)
+    assert row["mean"] == pytest.approx(6 / 17, abs=1e-14)
+    assert row["sd"] == pytest.approx(beta.std(), rel=1e-12)
+    assert (row["lower"], row["upper"]) == pytest.approx(tuple(beta.ppf([0.05, 0.95])), abs=1e-12)
+
+
 def test_mixtures_are_aligned_to_the_first():
     votes = bnb.datasets.house_votes_84().drop(columns="party")
     model = bnb.NaiveBayes()
