@@ -208,8 +208,9 @@ def _take_rows(enc, rows: slice):
         return enc if rows.start == 0 and rows.stop >= len(enc) else enc[rows]
     if enc is None:
         return None
-    if isinstance(enc, tuple):
-        return tuple(_take_rows(e, rows) for e in enc)
+    if isinstance(enc, tuple):  # a named tuple (a sparse block's missing entries) stays one
+        parts = [_take_rows(e, rows) for e in enc]
+        return type(enc)._make(parts) if hasattr(enc, "_make") else tuple(parts)
     if rows.start == 0 and rows.stop >= enc.shape[0]:
         return enc
     if sparse.issparse(enc) and enc.format == "csr":

@@ -727,7 +727,11 @@ class NormalInverseGamma:
     variance is 0 (a single row, or all its values equal) it takes the pooled
     within-class variance :math:`\\sum_c S_c / \\sum_c n_c`, else the variance of
     all the rows, else 1; so ``"map"`` and ``"mean"`` never give a zero variance. A
-    class with no observed value in a column takes the mean of all the rows there.
+    class with no observed value in a column takes the mean of all the rows there,
+    and ``alpha`` 3/2 (the prior counting as one value, as a class's own posterior
+    does after one row), so that its ``"mean"`` :math:`E[\\sigma^2] = \\beta/(\\alpha
+    - 1)` exists: the class's parameters there are its prior's, its mean variance
+    three times the pooled one.
 
     In a mixture of K components (EM, MCMC) the default is one prior for every
     component, fixed before EM starts (so the EM objective stays fixed): the
@@ -766,6 +770,9 @@ class NormalInverseGamma:
     alpha: float | np.ndarray | None = 1.0
     beta: float | np.ndarray | None = None
 
+    #: A classifier's default ``alpha`` for a class without an observed value in a
+    #: column (see *Default*).
+    EMPTY_CLASS_ALPHA = 1.5
     #: A mixture's defaults of ``kappa`` and ``alpha`` (see *Default*): those of the
     #: one-column Normal-Inverse-Wishart, 0.01 and (d + 2)/2. Class attributes.
     MIXTURE_KAPPA = 0.01
@@ -881,7 +888,9 @@ class NormalInverseGamma:
         var = np.where(usable(own), own, fallback)
         mu = np.where(n > 0, mean, pooled["mean"][0]) if self.mu is None else self.mu
         kappa = 1.0 if self.kappa is None else self.kappa
-        alpha = 1.0 if self.alpha is None else self.alpha
+        # a class without an observed value keeps its prior, whose E[sigma2] needs
+        # alpha > 1: there the prior counts as one value (alpha 1 + 1/2)
+        alpha = np.where(n > 0, 1.0, self.EMPTY_CLASS_ALPHA) if self.alpha is None else self.alpha
         beta = alpha * var if self.beta is None else self.beta
         return self._filled(mu, kappa, alpha, beta)
 

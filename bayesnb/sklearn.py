@@ -209,6 +209,15 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         if self._keeps_frames and isinstance(X, pd.DataFrame):
             return self._validate_frame(X, y, reset=reset)
         frame_fit = not reset and self.fit_.is_frame
+        if frame_fit and isinstance(X, list | tuple):
+            # rows as lists: a frame keeps every column's type, where an array of them
+            # would turn 3 next to "u" into the text "3"; its columns are the fit's, by
+            # position (as an array's are)
+            frame = pd.DataFrame(list(X))
+            if frame.shape[1] == self.n_features_in_:
+                out = self._validate_frame(frame, y, reset=False)
+                X = (out if y is None else out[0]).set_axis(self.fit_.feature_names, axis=1)
+                return X if y is None else (X, out[1])
         params = self._check_array_params()
         if frame_fit:  # the columns may hold strings: keep the array's dtype
             params = {**params, "dtype": None}
@@ -609,7 +618,7 @@ class BernoulliNB(_Smoothed, NaiveBayesClassifier):
                     "into 1; use binarize >= 0 or a dense X."
                 )
             X = sparse.csr_array(X, dtype=float, copy=True)
-            X.data = (X.data > t).astype(float)
+            X.data = np.where(np.isnan(X.data), np.nan, np.greater(X.data, t))  # NaN: missing
             X.eliminate_zeros()
             return X
         X = np.asarray(X, dtype=float)

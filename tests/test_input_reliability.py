@@ -560,3 +560,48 @@ def test_a_column_of_complex_numbers_is_named_as_unordered():
     X = pd.DataFrame({"c": np.array([1 + 1j, 2, 3, 4, 5, 6])})
     with pytest.raises(errors.InputError, match=r"column 'c' holds values of type complex"):
         bnb.NaiveBayes().fit(X, Y6)
+
+
+# -- missing values where they used to be read otherwise ------------------------------------
+
+#: Two 0/1 columns, NaN for a missing value: class "a" sees column 0 only in its third
+#: row. Under Beta(1, 1) means, column 0 has P(1 | a) = (1+1)/(1+2) = 2/3 and
+#: P(1 | b) = (1+1)/(3+2) = 2/5; column 1 has 3/5 and 2/5; the classes 1/2 each.
+HOLED = np.array([[np.nan, 1.0], [np.nan, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+HOLED_Y = list("aaabbb")
+
+
+def test_a_sparse_bernoulli_block_leaves_its_nan_out_as_a_dense_one_does():
+    from scipy import sparse
+
+    fit = bnb.NaiveBayes(bnb.Bernoulli()).fit(sparse.csr_matrix(HOLED), HOLED_Y)
+    # observed values per (class, column): a sees 1 and 3, b 3 and 3
+    np.testing.assert_array_equal(fit.stats[0]["counts"].sum(-1), [[1, 3], [3, 3]])
+    proba = fit.predict_proba(sparse.csr_matrix(HOLED[[0, 2]]))
+    by_hand = np.array([[3 / 5, 2 / 5], [2 / 3 * 3 / 5, 2 / 5 * 2 / 5]])  # row 0: column 1 alone
+    np.testing.assert_allclose(proba, by_hand / by_hand.sum(1, keepdims=True), rtol=1e-12)
+    # in EM the sparse block (Python engine) climbs to the dense block's optimum (compiled)
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 6)) < np.where(rng.random(300) < 0.5, 0.8, 0.2)[:, None]).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    model = bnb.NaiveBayes(bnb.Bernoulli())
+    dense, holed = (
+        model.cluster(X, 2, random_state=1),
+        model.cluster(sparse.csr_matrix(X), 2, random_state=1),
+    )
+    assert holed.log_likelihood == pytest.approx(dense.log_likelihood, rel=1e-9)
+
+
+def test_a_class_without_values_of_a_gaussian_column_takes_its_default_prior():
+    X = pd.DataFrame({"age": [30.0, 41, np.nan, np.nan, 25, np.nan], "job": list("xyxyxx")})
+    fit = bnb.NaiveBayes().fit(X, ["a", "a", "b", "b", "a", "b"])  # the default, "mean"
+    # class a: 30, 41, 25 (mean 32, sum of squares 134); class b: no age at all. b's
+    # prior: mu0 = the pooled mean 32, alpha 3/2, beta = alpha * the pooled within-class
+    # variance 134/3; it is b's posterior too, so E[sigma2] = beta / (alpha - 1) = 134.
+    assert float(fit.params["age_mu"].sel(class_label="b")) == pytest.approx(32.0, rel=1e-12)
+    assert float(fit.params["age_var"].sel(class_label="b")) == pytest.approx(134.0, rel=1e-12)
+    # class a's own: kappa = alpha = 1, beta = 134/3; posterior alpha 5/2, beta
+    # 134/3 + 134/2 (its mean is mu0), so E[sigma2] = (134/3 + 67) / 1.5
+    a_var = float(fit.params["age_var"].sel(class_label="a"))
+    assert a_var == pytest.approx((134 / 3 + 67) / 1.5, rel=1e-12)
+    assert np.isfinite(fit.predict_proba(X)).all()

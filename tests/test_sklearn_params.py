@@ -115,13 +115,17 @@ def test_gaussian_class_with_no_weight_fits_and_is_never_predicted():
     with np.errstate(divide="ignore"):  # scikit-learn's log of the class prior 0
         np.testing.assert_array_equal(a.predict(X), b.predict(X))
     assert a.predict_proba(X)[:, 2].max() == 0.0
-    # the prior's mode: mu0 = the pooled mean (no own rows), sigma2 = beta / (alpha + 1.5)
+    # the prior's mode: mu0 = the pooled mean (no own rows), sigma2 = beta / (alpha + 1.5),
+    # where a class without rows has the default alpha 3/2 (the others 1)
     prior = a.fit_.blocks[0].prior
+    np.testing.assert_array_equal(prior.alpha[:, 0], [1.0, 1.0, 1.5])
     np.testing.assert_allclose(a.theta_[2], prior.mu[2], **TIGHT)
-    np.testing.assert_allclose(a.var_[2], prior.beta[2] / (prior.alpha + 1.5) + a.epsilon_, **TIGHT)
-    # the posterior mean of the variance needs alpha_n > 1: an error naming the class
-    with pytest.raises(ValueError, match="class 2, column"):
-        ours.GaussianNB(estimate="mean").fit(X, Y, sample_weight=w)
+    np.testing.assert_allclose(a.var_[2], prior.beta[2] / (1.5 + 1.5) + a.epsilon_, **TIGHT)
+    # so the posterior mean of its variance exists: beta / (alpha - 1) = 2 beta; the
+    # class is still never predicted (its probability, from a count of 0, is 0)
+    mean = ours.GaussianNB(estimate="mean").fit(X, Y, sample_weight=w)
+    np.testing.assert_allclose(mean.var_[2], prior.beta[2] / 0.5 + mean.epsilon_, **TIGHT)
+    assert mean.predict_proba(X)[:, 2].max() == 0.0
 
 
 def test_categorical_reads_a_non_integer_value_as_its_integer_part():
@@ -228,3 +232,42 @@ def test_partial_fit_in_batches_is_fit(name, params):
     if name == "GaussianNB":
         assert batched.epsilon_ == pytest.approx(once.epsilon_, rel=1e-13)
         np.testing.assert_allclose(batched.var_, once.var_, **TIGHT)
+
+
+def test_bernoulli_nb_leaves_nan_of_a_sparse_x_out_as_of_a_dense_one():
+    from scipy import sparse
+
+    # raw values binarized at 0.5; NaN missing. Class 0 sees column 0 in its third row
+    # only: under alpha = 1, P(1 | 0) = (1+1)/(1+2) there and (2+1)/(3+2) in column 1;
+    # class 1: (1+1)/(3+2) and (1+1)/(3+2); the class prior is the shares, 1/2 each.
+    X = np.array([[np.nan, 0.9], [np.nan, 0.1], [0.7, 0.8], [0.2, 0.0], [0.6, 0.3], [0.1, 0.9]])
+    y = [0, 0, 0, 1, 1, 1]
+    for given in (X, sparse.csr_matrix(X)):
+        fit = ours.BernoulliNB(binarize=0.5).fit(given, y)
+        np.testing.assert_array_equal(fit.fit_.stats[0]["counts"].sum(-1), [[1, 3], [3, 3]])
+        proba = fit.predict_proba(given[:1])  # column 1 alone: 3/5 against 2/5
+        np.testing.assert_allclose(proba, [[0.6, 0.4]], **TIGHT)
+
+
+def test_rows_as_lists_keep_their_types_for_a_classifier_fitted_on_a_frame():
+    import pandas as pd
+
+    X = pd.DataFrame({"s": list("uvuvuvuu"), "k": [1, 2, 3, 1, 2, 3, 3, 3]})
+    y = ["a", "b", "a", "b", "a", "b", "b", "b"]
+    clf = ours.NaiveBayesClassifier().fit(X, y)
+    expected = clf.predict_proba(pd.DataFrame({"s": ["u", "v"], "k": [3, 1]}))
+    # by hand: a has s = u u u, k = 1 3 2; b has s = v v v u u... (Dirichlet(1) means)
+    counts = {
+        "a": (3, {"u": 3, "v": 0}, {1: 1, 2: 1, 3: 1}),
+        "b": (5, {"u": 2, "v": 3}, {1: 1, 2: 1, 3: 3}),
+    }
+    by_hand = []
+    for s, k in (("u", 3), ("v", 1)):
+        row = [
+            (n + 1) / 10 * (cs[s] + 1) / (n + 2) * (ck[k] + 1) / (n + 3)
+            for n, cs, ck in counts.values()
+        ]
+        by_hand.append(np.array(row) / sum(row))
+    np.testing.assert_allclose(expected, by_hand, **TIGHT)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):  # as an array
+        np.testing.assert_allclose(clf.predict_proba([["u", 3], ("v", 1)]), by_hand, **TIGHT)

@@ -56,6 +56,48 @@ class _Unchecked(NamedTuple):
     values: np.ndarray | sparse.csr_array
 
 
+class _SparseObserved(NamedTuple):
+    """The observed mask of a sparse 0/1 block, ``1 - missing``, kept as its few
+    missing (NaN) entries: a dense mask would be as large as the dense block."""
+
+    missing: sparse.csr_array
+
+    def column_sums(self, resp: np.ndarray) -> np.ndarray:
+        """``resp.T @ observed`` (K, d)."""
+        return resp.sum(axis=0)[:, None] - _column_sums(self.missing, resp)
+
+    def product(self, weights: np.ndarray) -> np.ndarray:
+        """``observed @ weights.T`` (n, K)."""
+        return weights.sum(axis=1) - _product(self.missing, weights)
+
+    def toarray(self) -> np.ndarray:
+        return 1.0 - self.missing.toarray()
+
+
+def _observed_sums(observed, resp: np.ndarray, shape: tuple) -> np.ndarray:
+    """The weight of the observed values of every (component, column), (K, d)."""
+    if observed is None:
+        return np.broadcast_to(resp.sum(axis=0)[:, None], shape)
+    if isinstance(observed, _SparseObserved):
+        return observed.column_sums(resp)
+    return _column_sums(observed, resp)
+
+
+def _observed_product(observed, weights: np.ndarray) -> np.ndarray:
+    """``observed @ weights.T``: every row's sum of ``weights`` over its observed
+    values, (n, K) (one row (K,) for every row when nothing is missing)."""
+    if observed is None:
+        return weights.sum(axis=1)
+    if isinstance(observed, _SparseObserved):
+        return observed.product(weights)
+    return _product(observed, weights)
+
+
+def _dense(observed) -> np.ndarray:
+    """An observed mask as a dense array (for readers that make the block dense)."""
+    return observed.toarray() if isinstance(observed, _SparseObserved) else observed
+
+
 def _n_rows(enc) -> int:
     """The number of rows of an encoded block, checked or not."""
     return (enc.values if isinstance(enc, _Unchecked) else enc).shape[0]
@@ -465,12 +507,25 @@ class Bernoulli(_Discrete):
         """
         if sparse.issparse(data):
             x = sparse.csr_array(data, dtype=float)
+            nan = np.isnan(x.data)
+            observed = None
+            if nan.any():  # missing entries: left out of the counts and the scores
+                # each its own index arrays: eliminate_zeros rewrites them in place
+                missing = sparse.csr_array(
+                    (nan.astype(float), x.indices.copy(), x.indptr.copy()), shape=x.shape
+                )
+                missing.eliminate_zeros()
+                observed = _SparseObserved(missing)
+                x = sparse.csr_array(
+                    (np.where(nan, 0.0, x.data), x.indices.copy(), x.indptr.copy()), x.shape
+                )
+                x.eliminate_zeros()
             if x.nnz and not ((x.data == 0) | (x.data == 1)).all():
                 raise InputError(
-                    f"Bernoulli feature {self.name!r} needs 0/1 entries; the sparse input "
-                    "has others. Binarize it first (e.g. X > 0)."
+                    f"Bernoulli feature {self.name!r} needs 0/1 entries (NaN for missing); "
+                    "the sparse input has others. Binarize it first (e.g. X > 0)."
                 )
-            return x, None
+            return x, observed
         if self.values != (0, 1):
             raw = _as_2d(data.to_numpy(dtype=object) if hasattr(data, "to_numpy") else data)
             x = np.full(raw.shape, np.nan)
@@ -559,11 +614,7 @@ class Bernoulli(_Discrete):
         x, observed = self._checked(enc)
         resp = dense(resp)
         ones = _column_sums(x, resp)  # (K, d)
-        seen = (
-            np.broadcast_to(resp.sum(axis=0)[:, None], ones.shape)
-            if observed is None
-            else _column_sums(observed, resp)
-        )
+        seen = _observed_sums(observed, resp, ones.shape)
         return {"counts": np.stack([seen - ones, ones], axis=-1)}
 
     def log_likelihood(self, enc, params: dict) -> np.ndarray:
@@ -576,7 +627,7 @@ class Bernoulli(_Discrete):
         def score(w1, w0):
             # x w1 + (observed - x) w0, without materializing (observed - x).
             out = _product(x, w1 - w0)
-            out += w0.sum(axis=1) if observed is None else _product(observed, w0)
+            out += _observed_product(observed, w0)
             return out
 
         finite = np.isfinite(logp)
@@ -633,7 +684,7 @@ class Bernoulli(_Discrete):
         """1.0 for the true value, 0.0 for the false one, NaN where missing."""
         x, observed = self._checked(self.encode(data))
         x = np.asarray(x.toarray() if sparse.issparse(x) else x, dtype=float)
-        return x if observed is None else np.where(observed > 0, x, np.nan)
+        return x if observed is None else np.where(_dense(observed) > 0, x, np.nan)
 
     def sample_codes(self, params, components, rng, observed=None, rows=None) -> np.ndarray:
         """0/1 draws (``int8``), 1 for the true value."""
@@ -647,7 +698,7 @@ class Bernoulli(_Discrete):
         """Column ``j``'s value ``v`` (0 or 1) is entry ``2 j + v``."""
         x, observed = self._checked(self.encode(data))
         x = np.asarray(x.toarray() if sparse.issparse(x) else x, dtype=np.intp)
-        present = np.ones(x.shape, dtype=bool) if observed is None else observed > 0
+        present = np.ones(x.shape, dtype=bool) if observed is None else _dense(observed) > 0
         return self._padded(2 * np.arange(self.n_columns) + x, present)
 
 
