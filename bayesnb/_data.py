@@ -378,9 +378,10 @@ def _infer_frame(table: Table) -> list[Family]:
 
 def _infer_sparse(data) -> Family:
     """A sparse matrix's family: Bernoulli when every stored value is 0 or 1 (word
-    presence), Multinomial otherwise (counts; the family checks them)."""
+    presence; NaN a missing one), Multinomial otherwise (counts; the family checks
+    them)."""
     values = data.data
-    if values.size and not np.all((values == 0) | (values == 1)):
+    if values.size and not np.all((values == 0) | (values == 1) | np.isnan(values)):
         return Multinomial()
     return Bernoulli()
 

@@ -42,10 +42,10 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesnb._data import Table, check_labels
+from bayesnb._data import Table, _default_names, check_labels
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import Bernoulli, Categorical, Family, Gaussian, Multinomial
-from bayesnb.families._kernels import Labels, value_array
+from bayesnb.families._kernels import _plain, value_array
 from bayesnb.naive_bayes import NaiveBayes
 from bayesnb.priors import Beta, Dirichlet, PointMass, ZeroProbabilityWarning, check_estimate
 from bayesnb.sufficient import merge_stats
@@ -102,9 +102,10 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
     (strings and pandas categoricals become Categorical features). Any other ``X``
     must be numeric and goes through :func:`sklearn.utils.check_array`. Missing
     values (NaN) are marginalized exactly, in ``fit`` and in ``predict``; infinite
-    values are rejected. A sparse matrix is read as a block of Boolean features
-    unless ``features`` says otherwise (for counts declare ``bnb.Multinomial()`` or
-    use :class:`MultinomialNB`).
+    values are rejected. Unless ``features`` says otherwise, a sparse matrix is read
+    as a block of Boolean features when every stored value is 0 or 1 (or NaN, a
+    missing value), and as word counts (``bnb.Multinomial()``) otherwise; declare
+    the family to fix it whatever the values (or use :class:`MultinomialNB`).
 
     ``sample_weight`` multiplies every row's one-hot label: a weight of ``w`` counts
     the row ``w`` times.
@@ -205,6 +206,13 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
         return X
 
     # -- validation ------------------------------------------------------------------------
+    def _array_names(self, X) -> list | None:
+        """The names of an array ``X``'s columns for the fit: those of the DataFrame it
+        was made from (``feature_names_in_``), so that the fit's messages and
+        ``params`` name them; None for a DataFrame, which names its own."""
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None or isinstance(X, pd.DataFrame) else [str(n) for n in names]
+
     def _validate(self, X, y=None, *, reset: bool):
         if self._keeps_frames and isinstance(X, pd.DataFrame):
             return self._validate_frame(X, y, reset=reset)
@@ -277,7 +285,8 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
                 y,
                 estimate=self.estimate,
                 class_estimate=self.class_estimate,
-                sample_weight=sample_weight,
+                sample_weight=_row_weights(sample_weight, X),
+                feature_names=self._array_names(X),
             )
         self.classes_ = classes
         return self
@@ -346,13 +355,14 @@ class NaiveBayesClassifier(ClassifierMixin, BaseEstimator):
                     y,
                     estimate=self.estimate,
                     class_estimate=self.class_estimate,
-                    sample_weight=sample_weight,
+                    sample_weight=_row_weights(sample_weight, X),
+                    feature_names=self._array_names(X),
                     classes=classes,
                 )
                 self.classes_ = value_array(self.fit_.labels)
             else:
                 self._before_update(X)
-                self.fit_ = self.fit_.update(X, y, sample_weight=sample_weight)
+                self.fit_ = self.fit_.update(X, y, sample_weight=_row_weights(sample_weight, X))
         return self
 
     def _before_update(self, X) -> None:
@@ -523,6 +533,14 @@ class _Smoothed:
 
 def _check_non_negative(X, name: str) -> None:
     values = X.data if sparse.issparse(X) else np.asarray(X)
+    if values.dtype.kind not in "biuf":  # e.g. a pandas categorical of text
+        example = next((v for v in values.ravel() if not isinstance(v, numbers.Number)), None)
+        raise InputError(
+            f"{name} needs numbers in X (counts or category codes >= 0); got values of "
+            f"dtype {values.dtype} such as {example!r}. Encode the features first (e.g. "
+            "sklearn.preprocessing.OrdinalEncoder), or use NaiveBayesClassifier, which "
+            "reads text and categorical columns as they are."
+        )
     if values.size and np.nanmin(values) < 0:
         raise InputError(
             f"Negative values in data passed to {name} (input X): it needs counts or "
@@ -718,15 +736,16 @@ class CategoricalNB(_Smoothed, NaiveBayesClassifier):
             top[~empty] = np.nanmax(X[:, ~empty], axis=0)
         else:
             top = X.max(axis=0)
-        seen = (top + 1).astype(int)
-        if np.any(seen > MAX_CODES):
-            j = int(np.argmax(seen))
+        if np.any(top + 1 > MAX_CODES):  # compared as they are: past 2**63 a cast wraps
+            j = int(np.argmax(top))
+            code = _plain(top[j])
             raise InputError(
-                f"CategoricalNB: feature {j} of X has the category code {int(top[j])}, so it "
-                f"would take {int(seen[j])} categories (codes 0 .. {int(top[j])}), more than "
-                f"{MAX_CODES}. Category codes must be small integers: encode the values "
-                "first (e.g. sklearn.preprocessing.OrdinalEncoder)."
+                f"CategoricalNB: feature {j} of X has the category code {code!r}; its codes "
+                f"0 .. {code!r} would be more than {MAX_CODES} categories. Category codes "
+                "must be small integers: encode the values first (e.g. "
+                "sklearn.preprocessing.OrdinalEncoder)."
             )
+        seen = (top + 1).astype(np.int64)
         if self.min_categories is None:
             return seen
         minimum = np.asarray(self.min_categories)
@@ -740,6 +759,11 @@ class CategoricalNB(_Smoothed, NaiveBayesClassifier):
             raise InputError(
                 "min_categories must be None, a positive integer or one positive integer "
                 f"per feature; got {self.min_categories!r}."
+            )
+        if np.any(minimum > MAX_CODES):
+            raise InputError(
+                f"min_categories asks for up to {int(np.max(minimum))} categories, more than "
+                f"{MAX_CODES} (a table of that many would not fit). Give at most {MAX_CODES}."
             )
         return np.maximum(seen, minimum)
 
@@ -899,7 +923,7 @@ class GaussianNB(NaiveBayesClassifier):
         return out
 
     def _declaration(self, X):
-        self._moments = _column_moments(X)
+        self._moments = _column_moments(X, names=self._array_names(X))
         return Gaussian(self.prior, ddof=self.ddof, var_floor=self._epsilon())
 
     def _epsilon(self) -> float:
@@ -912,7 +936,9 @@ class GaussianNB(NaiveBayesClassifier):
     def _before_update(self, X) -> None:
         """Merge the batch into the columns' moments and, if ``epsilon_`` changes,
         re-estimate the fit so far with the new floor (the batch is counted next)."""
-        self._moments = merge_stats(self._moments, _column_moments(X))
+        self._moments = merge_stats(
+            self._moments, _column_moments(X, names=self.fit_.feature_names)
+        )
         epsilon = self._epsilon()
         fit = self.fit_
         if epsilon == fit.blocks[0].var_floor:
@@ -969,13 +995,27 @@ class GaussianNB(NaiveBayesClassifier):
         return self.fit_.blocks[0].var_floor
 
 
-def _column_moments(X, sample_weight=None) -> dict:
-    """``{"n", "mean", "ss"}`` (1, d) of the columns of ``X``, all its rows one class:
-    the Gaussian family's own statistics (missing entries left out), which
+def _row_weights(sample_weight, X):
+    """``sample_weight`` with a single number spread over the rows of ``X``, as
+    scikit-learn reads it."""
+    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, bool):
+        return np.full(X.shape[0], float(sample_weight))
+    return sample_weight
+
+
+def _column_moments(X, sample_weight=None, names=None) -> dict:
+    """``{"n", "mean", "ss"}`` (1, d) of the columns of ``X`` (named ``names``, by
+    default as the fit names an array's), all its rows one class: the Gaussian
+    family's own statistics (missing entries left out), which
     :func:`bayesnb.sufficient.merge_stats` merges batch by batch."""
     X = np.asarray(X, dtype=float)
-    labels = Labels(np.zeros(len(X), dtype=np.intp), 1, sample_weight)
-    return Gaussian(columns=[str(j) for j in range(X.shape[1])]).count(X, labels)
+    columns = list(names or _default_names(X.shape[1]))
+    weights = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, float)
+    # as responsibilities, not labels: a column whose spread the fit cannot take is
+    # left to the fit, which names its feature and class
+    family = Gaussian(columns=columns)
+    family.name = "X"  # the one block of GaussianNB's fit
+    return family.count(X, weights[:, None])
 
 
 class MultinomialNB(_Smoothed, NaiveBayesClassifier):

@@ -6,6 +6,7 @@ import itertools
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn import naive_bayes as sk
 from sklearn.base import clone
@@ -250,8 +251,6 @@ def test_bernoulli_nb_leaves_nan_of_a_sparse_x_out_as_of_a_dense_one():
 
 
 def test_rows_as_lists_keep_their_types_for_a_classifier_fitted_on_a_frame():
-    import pandas as pd
-
     X = pd.DataFrame({"s": list("uvuvuvuu"), "k": [1, 2, 3, 1, 2, 3, 3, 3]})
     y = ["a", "b", "a", "b", "a", "b", "b", "b"]
     clf = ours.NaiveBayesClassifier().fit(X, y)
@@ -271,3 +270,52 @@ def test_rows_as_lists_keep_their_types_for_a_classifier_fitted_on_a_frame():
     np.testing.assert_allclose(expected, by_hand, **TIGHT)
     with pytest.warns(UserWarning, match="does not have valid feature names"):  # as an array
         np.testing.assert_allclose(clf.predict_proba([["u", 3], ("v", 1)]), by_hand, **TIGHT)
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (
+            lambda: ours.CategoricalNB().fit(
+                pd.DataFrame({"u": pd.Categorical(list("xyxy"))}),
+                [0, 1, 0, 1],
+            ),
+            r"CategoricalNB needs numbers in X .* such as 'x'.*OrdinalEncoder",
+        ),
+        (
+            lambda: ours.CategoricalNB().fit(np.array([[1.0], [1e19], [2.0], [0.0]]), [0, 1, 0, 1]),
+            r"category code 1e\+19; its codes 0 \.\. 1e\+19 would be more than 1048576",
+        ),
+        (
+            lambda: ours.CategoricalNB(min_categories=10**19).fit(np.array([[0], [1]]), [0, 1]),
+            r"min_categories asks for up to 10000000000000000000 categories, more than 1048576",
+        ),
+        (
+            lambda: ours.CategoricalNB(min_categories=2**40).fit(np.array([[0], [1]]), [0, 1]),
+            r"min_categories asks for up to 1099511627776 categories",
+        ),
+    ],
+)
+def test_categorical_nb_refuses_what_is_no_category_code_naming_it(make, match):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow in a cast on the way
+        with pytest.raises(bnb.errors.InputError, match=match):
+            make()
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_gaussian_nb_names_the_frames_column_it_cannot_fit(scale):
+    X = pd.DataFrame({"height": np.random.default_rng(0).normal(size=20) * scale})
+    with pytest.raises(bnb.errors.InputError, match=r"feature 'X' .*column 'height'"):
+        ours.GaussianNB().fit(X, [0, 1] * 10)
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "BernoulliNB", "MultinomialNB", "CategoricalNB"])
+def test_a_single_number_as_sample_weight_weighs_every_row_as_scikit_learn_does(name):
+    X = DATA[name]
+    a, b = pair(name)
+    a.fit(X, Y, sample_weight=2.5)
+    b.fit(X, Y, sample_weight=2.5)
+    np.testing.assert_allclose(a.class_count_, b.class_count_, **TIGHT)
+    np.testing.assert_allclose(a.class_count_, 2.5 * np.bincount(Y), **TIGHT)
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-9, atol=1e-12)
