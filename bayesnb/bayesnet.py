@@ -10,13 +10,17 @@ variable's values) holding probabilities that sum to 1. A graph is a
 from __future__ import annotations
 
 import itertools
+import math
+from collections import Counter
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesnb._lazy import special
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.families._kernels import _plain
+from bayesnb.families.discrete import _observed_categories
 from bayesnb.priors import Dirichlet, check_estimate
 
 __all__ = [
@@ -38,6 +42,14 @@ __all__ = [
     "sprinkler",
     "v_structures",
 ]
+
+
+#: The most entries :func:`joint_table` and :meth:`BayesNet.query` build in one table:
+#: 2**27 float64 values, 1 GiB.
+_MAX_ENTRIES = 2**27
+
+#: How far from 1 a given table's sum over its node may be (:meth:`BayesNet.from_cpts`).
+_SUM_TOLERANCE = 1e-6
 
 
 def _nx():
@@ -76,6 +88,127 @@ def _value_codes(column, values: list, what: str, remedy: str, missing_ok: bool 
         )
         raise InputError(f"{what} has {shown} not among its values {values!r}. {remedy}")
     return codes.astype(np.intp)
+
+
+def _how_many(n: int) -> str:
+    """A count for a message: ``134,217,728``, or ``1.15e+18`` once it is long."""
+    digits = str(n)
+    return f"{n:,}" if len(digits) <= 15 else f"{digits[0]}.{digits[1:3]}e+{len(digits) - 1}"
+
+
+def _text_keys(mapping: dict, what: str) -> dict:
+    """``mapping`` with its keys read as node names, as text (0 as ``"0"``); two keys
+    that read the same are an :class:`InputError` naming ``what``."""
+    out: dict = {}
+    for key, value in mapping.items():
+        name = str(key)
+        if name in out:
+            same = [k for k in mapping if str(k) == name]
+            raise InputError(
+                f"{what} names the node {name!r} {len(same)} times, as {same!r}; a node's "
+                "name is read as text, so give each node once."
+            )
+        out[name] = value
+    return out
+
+
+def _undefined_rows_error(node, parents: list, values: dict, empty, estimate: str):
+    """The :class:`InputError` for the rows of ``node``'s table that ``estimate``
+    leaves 0/0 (``empty``: over the configurations of ``parents``), naming the first
+    configurations by the parents' names and values."""
+    rule = (
+        "maximum likelihood"
+        if estimate == "ml"
+        else "the posterior mode under a Dirichlet whose alpha is at most 1"
+    )
+    if parents:
+        rows = np.argwhere(empty)
+        configs = [
+            {p: _plain(values[p][i]) for p, i in zip(parents, row, strict=True)} for row in rows[:3]
+        ]
+        where = (
+            f"{len(rows)} of the {empty.size} rows of the table of node {node!r}: no row of "
+            f"data shows {node!r} with its parents at "
+            + ", ".join(map(repr, configs))
+            + (f" (nor at {len(rows) - 3} more configurations)" if len(rows) > 3 else "")
+        )
+    else:
+        where = f"the table of node {node!r}: no row of data shows a value of {node!r}"
+    return InputError(
+        f"estimate={estimate!r} leaves undefined {where}, and {rule} of a table row "
+        "without data is 0/0 (no value is made up for it). Fit with estimate='mean' (the "
+        "default: the prior's pseudo-counts fill such a row), or with estimate='map' and "
+        "a Dirichlet prior whose alpha > 1 (e.g. prior=Dirichlet(2.0))."
+    )
+
+
+def _named_columns(frame: pd.DataFrame, names: list, what: str, remedy: str, kind="node"):
+    """``{name: column}`` for every name of ``names`` (text), each found in ``frame``
+    by its column name as text (a column named 0 serves the node ``"0"``, as
+    :class:`~bayesnb.NaiveBayes` reads column names). An absent name, or one that two
+    columns share, is an :class:`InputError` naming ``what`` (and ``remedy``)."""
+    by_name: dict = {}
+    for column in frame.columns:
+        by_name.setdefault(str(column), []).append(column)
+    absent = [v for v in names if v not in by_name]
+    if absent:
+        raise InputError(f"{what} lacks the {kind} column(s) {absent!r}. {remedy}")
+    shared = next((by_name[v] for v in names if len(by_name[v]) > 1), None)
+    if shared is not None:
+        raise InputError(
+            f"{what} has {len(shared)} columns named {str(shared[0])!r} (as text): "
+            f"{shared!r}; the {kind} {str(shared[0])!r} needs exactly one. Rename or drop "
+            "the others."
+        )
+    return {v: frame[by_name[v][0]] for v in names}
+
+
+def _learned_values(column: pd.Series, name: str) -> list:
+    """The values of the variable ``name`` learned from its ``column`` as the
+    Categorical family learns a feature's categories: a pandas categorical's
+    categories (unused ones too), else the distinct observed values in their own
+    order (2, 9, 10; text and numbers mixed are an :class:`InputError`). A column
+    without an observed value is an :class:`InputError` naming it."""
+    values = _observed_categories(column, [name])[0]
+    if not values:
+        raise InputError(
+            f"column {name!r} of data has no observed value (all {len(column)} entries are "
+            f"missing), so the values of {name!r} cannot be learned from it. List them in "
+            f"values={{{name!r}: [...]}} (its table then rests on the prior alone), or fill "
+            "the column, or leave the variable out."
+        )
+    return values
+
+
+def _log_product(factors: list) -> tuple[list, np.ndarray]:
+    """The product of log tables ``(names, array)`` (one axis per name), as the sum of
+    the logs over the union of their names (each table broadcast over the names it
+    lacks); ``-inf`` stays ``-inf`` (no ``0 * -inf``)."""
+    names = list(dict.fromkeys(n for own, _ in factors for n in own))
+    shape = [1] * len(names)
+    for own, table in factors:
+        for n, size in zip(own, table.shape, strict=True):
+            shape[names.index(n)] = size
+    total = np.zeros(shape)
+    for own, table in factors:
+        axes = sorted(range(len(own)), key=lambda a: names.index(own[a]))
+        spread = [1] * len(names)
+        for a in axes:
+            spread[names.index(own[a])] = table.shape[a]
+        total += np.transpose(table, axes).reshape(spread)
+    return names, total
+
+
+def _log_sum_out(table: np.ndarray, axis: int) -> np.ndarray:
+    """:math:`\\log\\sum\\exp` of the log table over ``axis``, with each slice's
+    maximum taken out first so that nothing underflows (a slice all ``-inf`` gives
+    ``-inf``). ``table`` is overwritten, to hold no second table of its size."""
+    top = table.max(axis=axis, keepdims=True)
+    top[~np.isfinite(top)] = 0.0
+    table -= top
+    np.exp(table, out=table)
+    with np.errstate(divide="ignore"):
+        return np.log(table.sum(axis=axis)) + np.squeeze(top, axis=axis)
 
 
 # -- independence in a joint table --------------------------------------------------------
@@ -228,7 +361,10 @@ def random_cpts(graph, cards: dict | int = 2, random_state=None, concentration: 
 
 def joint_table(graph, cpts: dict) -> xr.DataArray:
     """The joint table of the Bayes net: the product of its nodes' tables, over the
-    nodes in topological order.
+    nodes in topological order. It holds every configuration, so it is for small
+    nets: one of more than 2**27 entries (1 GiB) is an
+    :class:`~bayesnb.errors.InputError`, raised before anything is allocated
+    (:meth:`BayesNet.query` answers a query on a large net without it).
 
     Examples
     --------
@@ -241,6 +377,15 @@ def joint_table(graph, cpts: dict) -> xr.DataArray:
     1.0
     """
     order = list(_nx().topological_sort(graph))
+    entries = math.prod(int(cpts[node].sizes[node]) for node in order)
+    if entries > _MAX_ENTRIES:
+        raise InputError(
+            f"the joint table over the {len(order)} nodes would hold {_how_many(entries)} entries "
+            f"(the product of their numbers of values), more than the {_MAX_ENTRIES:,} "
+            "(2**27, 1 GiB) it may build. The full table is for small nets: for "
+            "P(target | evidence) use BayesNet.query, which sums the other nodes out one "
+            "at a time, or build the table of a smaller net."
+        )
     table = xr.DataArray(1.0)
     for node in order:
         table = table * cpts[node]
@@ -331,7 +476,7 @@ def g2_test(data: pd.DataFrame, x: str, y: str, given=(), alpha: float = 0.01) -
     :math:`(|X|-1)(|Y|-1)` per configuration of Z (over the values seen with it), and
     the conditional mutual information :math:`G^2/(2n)` in nats. Rows missing any of
     the variables are left out. Returns ``{"g2", "df", "p_value", "cmi",
-    "independent"}`` (p > ``alpha``).
+    "independent"}`` (p > ``alpha``, a significance level strictly between 0 and 1).
 
     Examples
     --------
@@ -341,6 +486,16 @@ def g2_test(data: pd.DataFrame, x: str, y: str, given=(), alpha: float = 0.01) -
     """
     from scipy import stats
 
+    if (
+        isinstance(alpha, bool)
+        or not isinstance(alpha, int | float | np.integer | np.floating)
+        or not 0.0 < alpha < 1.0
+    ):
+        raise InputError(
+            "alpha must be a significance level strictly between 0 and 1 (X and Y count "
+            f"as independent when the p-value exceeds it); got {alpha!r}. Pass e.g. "
+            "alpha=0.01 or alpha=0.05."
+        )
     tables = _contingency(data, x, y, _names(given))
     g2, df = 0.0, 0
     for table in tables:
@@ -396,7 +551,8 @@ def ic(variables, independent, max_given: int | None = None):
     with the independences ``independent(x, y, given)`` reports.
 
     1. Every pair without a screening-off set S (``independent(x, y, S)``, S over the
-       other variables, smallest first, up to ``max_given``) is joined by an edge.
+       other variables, smallest first, up to ``max_given`` of them: a whole number 0
+       or more, None for no limit) is joined by an edge.
     2. Every non-adjacent pair X, Y with a common neighbour Z outside S(X, Y) becomes
        the v-structure X → Z ← Y.
     3. Edges are oriented where any other orientation would make a cycle or a new
@@ -427,7 +583,27 @@ def ic(variables, independent, max_given: int | None = None):
     """
     nx = _nx()
     variables = list(variables)
-    limit = len(variables) - 2 if max_given is None else max_given
+    repeated = [v for v, n in Counter(variables).items() if n > 1]
+    if repeated:
+        raise InputError(
+            f"variables must name each variable once; got {repeated!r} more than once in "
+            f"{variables!r}. List every variable once."
+        )
+    if not callable(independent):
+        raise InputTypeError(
+            "independent must be a function independent(x, y, given) -> bool; got "
+            f"{independent!r}. Pass e.g. lambda x, y, s: bn.g2_test(data, x, y, s)"
+            '["independent"].'
+        )
+    if max_given is not None and (
+        isinstance(max_given, bool) or not isinstance(max_given, int | np.integer) or max_given < 0
+    ):
+        raise InputError(
+            "max_given must be a whole number 0 or more (the most variables a screening-off "
+            f"set may hold), or None for no limit; got {max_given!r}. Pass e.g. "
+            "max_given=2, or max_given=None."
+        )
+    limit = len(variables) - 2 if max_given is None else int(max_given)
     adjacent = {v: set(variables) - {v} for v in variables}
     sepsets: dict = {}
     for x, y in itertools.combinations(variables, 2):
@@ -519,6 +695,14 @@ class BayesNet:
     ``predict_proba`` under the same estimate. A row with a missing value in a node
     or its parents is left out of that node's counts (available cases).
 
+    Node names are text, as :class:`~bayesnb.NaiveBayes` reads column names: a graph
+    with other nodes (integers, say) is relabelled by ``str``, so that ``graph`` is the
+    relabelled copy and ``order``, ``values``, ``cpts`` and the tables' dims hold
+    ``"0"`` for the node 0. Every name passed in (``target``, ``evidence``, ``values``,
+    ``cpts``, the columns of ``data`` and ``rows``) is read the same way, so 0 and
+    ``"0"`` both name that node; two nodes whose names read the same are an
+    :class:`~bayesnb.errors.InputError`.
+
     Examples
     --------
     Naive Bayes on play-tennis as a Bayes net: its query of ``play`` given day D1's
@@ -544,6 +728,18 @@ class BayesNet:
         nx = _nx()
         if not isinstance(graph, nx.DiGraph) or not nx.is_directed_acyclic_graph(graph):
             raise InputError("graph must be a networkx.DiGraph without cycles.")
+        if any(type(node) is not str for node in graph):
+            by_name: dict = {}
+            for node in graph:
+                by_name.setdefault(str(node), []).append(node)
+            same = next((nodes for nodes in by_name.values() if len(nodes) > 1), None)
+            if same is not None:
+                raise InputError(
+                    f"graph has the nodes {same!r}, whose names read the same as text "
+                    f"({str(same[0])!r}), and the net names every node by its text. "
+                    "Rename one of them."
+                )
+            graph = nx.relabel_nodes(graph, str, copy=True)
         self.graph = graph
         self.prior = Dirichlet(1.0) if prior is None else prior
         self.order = list(nx.topological_sort(graph))
@@ -559,9 +755,12 @@ class BayesNet:
         or an array whose axes are the parents, in the order
         ``graph.predecessors(node)`` lists them, then the node. A node's values are
         its DataArray coordinates, else ``values[node]``, else 0, 1, ...; queries,
-        evidence and drawn rows use them. Every table must hold probabilities that
-        sum to 1 over the node for each configuration of its parents, and give every
-        node as many values as its children's tables do.
+        evidence and drawn rows use them. Every table must give every node as many
+        values as its children's tables do, and hold probabilities that sum to 1 over
+        the node for each configuration of its parents, to within 1e-6: a table that
+        close is divided by its sums, so that the net's tables sum to 1 exactly; one
+        further off is an :class:`~bayesnb.errors.InputError` stating its sum and how
+        far from 1 it is.
 
         Examples
         --------
@@ -579,11 +778,13 @@ class BayesNet:
         array([0.3077, 0.6923])
         """
         net = cls(graph)
+        graph = net.graph
         if not isinstance(cpts, dict):
             raise InputTypeError(
                 f"cpts must be a dict {{node: table}}; got {type(cpts).__name__}. Give one "
                 "table of P(node | parents) per node of the graph."
             )
+        cpts = _text_keys(cpts, "cpts")
         nodes = set(net.order)
         missing = [v for v in net.order if v not in cpts]
         extra = [v for v in cpts if v not in nodes]
@@ -602,7 +803,8 @@ class BayesNet:
             dims = [*parents, node]
             table = cpts[node]
             if isinstance(table, xr.DataArray):
-                if sorted(map(str, table.dims)) != sorted(map(str, dims)):
+                table = table.rename({d: str(d) for d in table.dims if type(d) is not str})
+                if sorted(table.dims) != sorted(dims):
                     raise InputError(
                         f"the table of {node!r} has dims {list(table.dims)!r}; P({node} | "
                         f"parents) needs exactly {dims!r} (the node and its parents in the "
@@ -650,41 +852,67 @@ class BayesNet:
                     "probabilities in [0, 1]."
                 )
             sums = array.sum(axis=-1, keepdims=True)  # (*parents, 1), also with no parent
-            bad = np.argwhere(np.abs(sums - 1.0) > 1e-9)
+            bad = np.argwhere(np.abs(sums - 1.0) > _SUM_TOLERANCE)
             if bad.size:
                 where = tuple(int(i) for i in bad[0])
                 at = {p: net.values[p][i] for p, i in zip(dims[:-1], where[:-1], strict=True)}
+                total = float(sums[where])
                 raise InputError(
-                    f"the table of {node!r} sums to {float(sums[where]):.6g} over {node!r}"
+                    f"the table of {node!r} sums to {total:.10g} over {node!r}"
                     + (f" where {at!r}" if at else "")
-                    + f"; P({node} | parents) must sum to 1 over the node's values for "
-                    "every configuration of the parents. Normalize the table."
+                    + f"; P({node} | parents) must sum to 1 over the node's values for every "
+                    f"configuration of the parents (within {_SUM_TOLERANCE:g}), and this sum "
+                    f"is 1 {'+' if total > 1.0 else '-'} {abs(total - 1.0):.3g}. Normalize "
+                    "the table."
                 )
-            net.cpts[node] = xr.DataArray(array, dims=dims, coords={d: net.values[d] for d in dims})
+            net.cpts[node] = xr.DataArray(
+                array / sums,  # within the tolerance of 1: exactly 1 now
+                dims=dims,
+                coords={d: net.values[d] for d in dims},
+            )
         return net
 
     def fit(self, data: pd.DataFrame, estimate: str = "mean", values: dict | None = None):
-        """Every node's table from ``data`` (one column per node); ``values`` fixes a
-        node's values (default: those in ``data``, sorted), e.g. so that held-out rows
-        with a value unseen in training can be scored. A node listed in ``values``
-        must take no other value in ``data`` (an :class:`~bayesnb.errors.InputError`
-        names the column and the unlisted values); a missing value (NaN) leaves its
-        row out of the counts of that node and of its children (available cases)."""
+        """Every node's table from ``data`` (one column per node).
+
+        ``values`` fixes a node's values, e.g. so that held-out rows with a value unseen
+        in training can be scored. The other nodes' values are learned as the
+        Categorical family learns a feature's categories: a pandas categorical
+        column's categories (unused ones too), else the distinct values in the column,
+        sorted (the numbers 2, 9, 10 in that order). A node listed in ``values`` must
+        take no other value in ``data`` (an :class:`~bayesnb.errors.InputError` names
+        the column and the unlisted values); a missing value (NaN) leaves its row out
+        of the counts of that node and of its children (available cases).
+
+        ``estimate="ml"``, and ``"map"`` under a Dirichlet whose alpha is 1, has no
+        value for a row of a node's table whose configuration of the parents no row of
+        ``data`` shows (0/0): that is an :class:`~bayesnb.errors.InputError` naming the
+        node, the parents' values and how many rows, never a made-up table. So are
+        ``data`` without rows, and a column without an observed value whose node is
+        not listed in ``values``. Returns the net itself.
+        """
         check_estimate(estimate)
         if estimate == "predictive":
             estimate = "mean"  # one draw's predictive is the posterior mean
-        missing = [v for v in self.order if v not in data.columns]
-        if missing:
-            raise InputError(f"data lacks the node column(s) {missing!r}.")
+        if not isinstance(data, pd.DataFrame):
+            raise InputTypeError(
+                f"data must be a pandas DataFrame with a column per node; got "
+                f"{type(data).__name__}. Wrap the rows in pd.DataFrame(...)."
+            )
+        columns = _named_columns(
+            data, self.order, "data", f"fit needs a column per node of the net {self.order!r}."
+        )
+        if len(data) == 0:
+            raise InputError(
+                f"data has no rows (its columns: {list(data.columns)!r}), and fit estimates "
+                "every node's table from rows. Pass a frame with at least one row."
+            )
         given = self._values_option(values)
-        self.values = {
-            v: given[v] if v in given else sorted(data[v].dropna().unique(), key=str)
-            for v in self.order
-        }
+        values = {v: given[v] if v in given else _learned_values(columns[v], v) for v in self.order}
         codes = {  # -1 where the value is missing
             v: _value_codes(
-                data[v],
-                self.values[v],
+                columns[v],
+                values[v],
                 f"column {v!r} of data",
                 f"List every value the column takes in values={{{v!r}: [...]}}, or leave "
                 f"{v!r} out of values to take its values from the data.",
@@ -692,18 +920,23 @@ class BayesNet:
             )
             for v in self.order
         }
+        cpts = {}
         for node in self.order:
             parents = list(self.graph.predecessors(node))
             cols = [*parents, node]
             kept = np.all([codes[c] >= 0 for c in cols], axis=0)
-            shape = tuple(len(self.values[c]) for c in cols)
+            shape = tuple(len(values[c]) for c in cols)
             counts = np.zeros(shape)
             np.add.at(counts, tuple(codes[c][kept] for c in cols), 1.0)
             alpha = np.broadcast_to(self.prior.with_categories(shape[-1]).alpha, shape)
+            if estimate in ("ml", "map"):  # a row without data: 0/0 without pseudo-counts
+                spare = 0.0 if estimate == "ml" else (alpha - 1.0).sum(axis=-1)
+                empty = (counts.sum(axis=-1) == 0.0) & (spare <= 0.0)
+                if empty.any():
+                    raise _undefined_rows_error(node, parents, values, empty, estimate)
             logp = Dirichlet(alpha).point_estimate(counts, estimate, what=f"node {node!r}")
-            self.cpts[node] = xr.DataArray(
-                np.exp(logp), dims=cols, coords={c: self.values[c] for c in cols}
-            )
+            cpts[node] = xr.DataArray(np.exp(logp), dims=cols, coords={c: values[c] for c in cols})
+        self.values, self.cpts = values, cpts
         return self
 
     def _values_option(self, values) -> dict:
@@ -716,6 +949,7 @@ class BayesNet:
                 f"values must be a dict {{node: list of values}}; got {type(values).__name__}."
                 " Give each listed node's values in a list."
             )
+        values = _text_keys(values, "values")
         self._check_nodes(list(values), "values")
         out = {}
         for node, listed in values.items():
@@ -752,13 +986,27 @@ class BayesNet:
             )
 
     def joint(self) -> xr.DataArray:
-        """The joint table (every configuration: for small nets)."""
+        """The joint table, over every configuration of every node: for small nets,
+        on purpose (:meth:`query` needs no joint table). One of more than 2**27 entries
+        (1 GiB) is an :class:`~bayesnb.errors.InputError`, before it is allocated.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from bayesnb import bayesnet as bn
+        >>> net = bn.BayesNet.from_cpts(
+        ...     nx.DiGraph([("rain", "wet")]), {"rain": [0.8, 0.2], "wet": [[1.0, 0.0], [0.1, 0.9]]}
+        ... )
+        >>> net.joint().values  # P(rain, wet) = P(rain) P(wet | rain)
+        array([[0.8 , 0.  ],
+               [0.02, 0.18]])
+        """
         self._check_fitted()
         return joint_table(self.graph, self.cpts)
 
     def query(self, target: str, evidence: dict | None = None) -> xr.DataArray:
-        """:math:`P(\\text{target} \\mid \\text{evidence})` by enumeration of the joint
-        table: a distribution over the target's values.
+        """:math:`P(\\text{target} \\mid \\text{evidence})`, exactly, by variable
+        elimination: a distribution over the target's values.
 
         ``evidence`` maps nodes to one of their values each; the other nodes are summed
         out. A target that is in ``evidence`` too gets the point mass at its observed
@@ -767,6 +1015,17 @@ class BayesNet:
         :class:`~bayesnb.errors.InputError`; evidence of probability 0 under the net
         has no conditional distribution and is a
         :class:`~bayesnb.errors.ZeroLikelihoodError`.
+
+        The nodes that are neither the target, nor observed, nor an ancestor of one of
+        them are dropped first (barren: their tables sum to 1 over them). Every other
+        node's table enters as a log table sliced at the evidence, and the hidden nodes
+        are summed out one at a time: each time the one whose product table is
+        smallest (greedy min-size order), by adding the log tables that mention it and
+        taking its logsumexp, so that no small probability underflows. The cost
+        follows the largest product table, not the number of nodes (a chain of any
+        length is quick); a net so densely connected that one would exceed 2**27
+        entries (1 GiB) is an :class:`~bayesnb.errors.InputError` naming the query and
+        the size.
 
         Examples
         --------
@@ -781,6 +1040,7 @@ class BayesNet:
         array([0., 1.])
         """
         self._check_fitted()
+        target = str(target)
         self._check_nodes([target], "target")
         if evidence is None:
             evidence = {}
@@ -789,6 +1049,7 @@ class BayesNet:
                 f"evidence must be a dict {{node: value}}; got {type(evidence).__name__}. "
                 "Give each observed node's value."
             )
+        evidence = _text_keys(evidence, "evidence")
         self._check_nodes(list(evidence), "evidence")
         codes = {}
         for node, value in evidence.items():
@@ -806,20 +1067,76 @@ class BayesNet:
                     "to sum it out.",
                 )[0]
             )
-        table = self.joint().isel({v: c for v, c in codes.items() if v != target})
-        post = table.sum([d for d in table.dims if d != target])
-        if target in codes:
-            point = np.zeros(post.sizes[target])
-            point[codes[target]] = 1.0
-            post = post * xr.DataArray(point, dims=target)
-        total = float(post.sum())
-        if not total > 0.0:
+        observed = {v: c for v, c in codes.items() if v != target}
+        logp = self._eliminate(target, observed, f"query({target!r}, evidence={evidence!r})")
+        if target in codes:  # the point mass, if the rest of the evidence allows it
+            point = np.full_like(logp, -np.inf)
+            point[codes[target]] = logp[codes[target]]
+            logp = point
+        total = float(special.logsumexp(logp))
+        if not total > -np.inf:
             raise ZeroLikelihoodError(
                 f"the evidence {evidence!r} has probability 0 under the net's tables, so "
                 f"P({target} | evidence) is undefined. Check the evidence, or give the "
                 "tables no zeros (fit with estimate='mean' rather than 'ml')."
             )
-        return post / total
+        return xr.DataArray(np.exp(logp - total), dims=target, coords={target: self.values[target]})
+
+    def _eliminate(self, target: str, observed: dict, asked: str) -> np.ndarray:
+        """:math:`\\log P(\\text{target}, \\text{observed})` over the target's values
+        (``observed``: node to value code, the target not among them) by variable
+        elimination, as :meth:`query` describes; ``asked`` names the query in errors."""
+        nx = _nx()
+        keep = {target, *observed}
+        for node in list(keep):
+            keep |= nx.ancestors(self.graph, node)
+        ids = itertools.count()
+        factors = {}  # id: (names, log table over them)
+        for node in (v for v in self.order if v in keep):
+            cpt = self.cpts[node]
+            with np.errstate(divide="ignore"):
+                table = np.log(cpt.values)
+            sliced = np.asarray(table[tuple(observed.get(d, slice(None)) for d in cpt.dims)])
+            factors[next(ids)] = ([d for d in cpt.dims if d not in observed], sliced)
+        holding = {v: set() for v in keep}  # node: the ids of the factors over it
+        for i, (names, _) in factors.items():
+            for name in names:
+                holding[name].add(i)
+        sizes = {v: len(self.values[v]) for v in keep}
+        position = {v: i for i, v in enumerate(self.order)}
+
+        def scope(node) -> set:
+            return set().union(*(factors[i][0] for i in holding[node]))
+
+        hidden = {v for v in keep if v != target and v not in observed}
+        cost = {v: math.prod(sizes[u] for u in scope(v)) for v in hidden}
+        while hidden:
+            node = min(hidden, key=lambda v: (cost[v], position[v]))
+            if cost[node] > _MAX_ENTRIES:
+                over = sorted(scope(node), key=position.__getitem__)
+                shown = repr(over) if len(over) <= 8 else f"{over[:8]!r} ..."
+                raise InputError(
+                    f"{asked} needs a table of {_how_many(cost[node])} entries to sum "
+                    f"{node!r} out (over the {len(over)} nodes {shown}), more than the "
+                    f"{_MAX_ENTRIES:,} (2**27, 1 GiB) exact inference may "
+                    "build: the net is too densely connected around its hidden nodes. "
+                    "Observe more of them, or estimate the probability from rows drawn by "
+                    "sample(n) that match the evidence."
+                )
+            hidden.discard(node)
+            used = holding.pop(node)
+            names, table = _log_product([factors.pop(i) for i in used])
+            axis = names.index(node)
+            new = next(ids)
+            factors[new] = (names[:axis] + names[axis + 1 :], _log_sum_out(table, axis))
+            for name in factors[new][0]:
+                holding[name] -= used
+                holding[name].add(new)
+            for name in factors[new][0]:
+                if name in hidden:
+                    cost[name] = math.prod(sizes[u] for u in scope(name))
+        names, table = _log_product(list(factors.values()))
+        return table  # over names == [target]
 
     def log_prob(self, rows: pd.DataFrame) -> np.ndarray:
         """Every row's log joint probability: ``rows`` needs a column per node, each
@@ -831,15 +1148,16 @@ class BayesNet:
                 f"rows must be a pandas DataFrame with a column per node; got "
                 f"{type(rows).__name__}. Wrap the rows in pd.DataFrame(...)."
             )
-        absent = [v for v in self.order if v not in rows.columns]
-        if absent:
-            raise InputError(
-                f"rows lacks the node column(s) {absent!r}; log_prob needs every node "
-                f"{self.order!r} observed. Add the columns, or use query to sum nodes out."
-            )
+        columns = _named_columns(
+            rows,
+            self.order,
+            "rows",
+            f"log_prob needs every node {self.order!r} observed. Add the columns, or use "
+            "query to sum nodes out.",
+        )
         codes = {
             v: _value_codes(
-                rows[v],
+                columns[v],
                 self.values[v],
                 f"column {v!r} of rows",
                 "log_prob scores fully observed rows of the nodes' values: drop or fix the "
@@ -850,7 +1168,8 @@ class BayesNet:
         total = np.zeros(len(rows))
         for node in self.order:
             cpt = self.cpts[node]
-            total += np.log(cpt.values[tuple(codes[d] for d in cpt.dims)])
+            with np.errstate(divide="ignore"):  # a probability 0 (under "ml"): -inf
+                total += np.log(cpt.values[tuple(codes[d] for d in cpt.dims)])
         return total
 
     def sample(self, n: int, random_state=None) -> pd.DataFrame:
@@ -1020,8 +1339,8 @@ class TreeAugmentedNB:
                 weights.add_edge(row.a, row.b, weight=row.cmi)
             spanning = nx.maximum_spanning_tree(weights)
             graph.add_edges_from(nx.bfs_edges(spanning, features[0]))
-        self.target = target
         self.net = BayesNet(graph, self.prior).fit(data, estimate, values)
+        self.target = str(target)  # the net's name of it (as text)
         return self
 
     @property
@@ -1045,14 +1364,14 @@ class TreeAugmentedNB:
             )
         net, target = self.net, self.target
         features = [v for v in net.order if v != target]
-        absent = [f for f in features if f not in X.columns]
-        if absent:
-            raise InputError(f"X lacks the feature column(s) {absent!r} the model was fitted on.")
+        columns = _named_columns(
+            X, features, "X", "Pass every feature the model was fitted on.", kind="feature"
+        )
         n, n_classes = len(X), len(self.labels)
         incoming = {f: np.zeros((n, n_classes, len(net.values[f]))) for f in features}
         out = np.broadcast_to(np.log(net.cpts[target].values), (n, n_classes)).copy()
         for node in reversed(features):
-            local = incoming[node] + self._observed(X[node], node)
+            local = incoming[node] + self._observed(columns[node], node)
             parent = next((p for p in net.graph.predecessors(node) if p != target), None)
             dims = [target] if parent is None else [target, parent]
             with np.errstate(divide="ignore"):
@@ -1122,7 +1441,7 @@ def compare_tan(
         raise InputError(
             f"n_splits must be between 2 and the number of rows ({len(data)}); got {n_splits!r}."
         )
-    values = {c: sorted(data[c].dropna().unique(), key=str) for c in data.columns}
+    values = {c: _learned_values(data[c], str(c)) for c in data.columns}
     order = np.random.default_rng(random_state).permutation(len(data))
     rows = []
     for held in np.array_split(order, n_splits):
