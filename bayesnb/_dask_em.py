@@ -68,7 +68,7 @@ class DaskProblem(_Problem):
 
 def _rows_part(part, blocks, labels, hard, names, is_frame, semi):
     X, y, w = part
-    known = _known_codes(y, labels, len(X)) if semi and y is not None else None
+    known = _known_codes(y, labels, X.shape[0]) if semi and y is not None else None
     if known is not None and not (known >= 0).any():
         known = None
     return _Problem.rows_part(blocks, _part_table(X, names, is_frame), len(labels), w, known, hard)

@@ -21,6 +21,15 @@ EM (:func:`cluster`) repeats the second pass at every sweep, with the parameters
 once per sweep; the encoded partitions stay on the workers (``persist=True``).
 Prediction maps the fitted model over the partitions.
 
+A Dask array's blocks may be NumPy arrays or scipy.sparse matrices (the usual layout
+of word counts, ``X.map_blocks(scipy.sparse.csr_matrix)``); sparse blocks are read as
+a sparse matrix is in memory: one block of Bernoulli presences or Multinomial counts.
+Labels and weights given as Dask collections are read block by block alongside X's
+blocks when they line up (as many blocks, of the same lengths or of lengths Dask knows
+on neither side); otherwise the block lengths Dask does not know are computed (e.g.
+those of ``ddf.to_dask_array()`` without ``lengths=True``) and the values are cut again
+at X's row boundaries.
+
 Without a ``distributed.Client`` Dask's local scheduler runs the passes; with one (a
 ``LocalCluster``, or ``Client("tcp://scheduler:8786")``), the same calls run on its
 workers. Dask is the optional extra ``bayesnb[dask]``; nothing here imports it before
@@ -35,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from bayesnb._data import Table, declare, encode_labels, label_name
+from bayesnb._lazy import sparse
 from bayesnb.errors import InputError
 from bayesnb.sufficient import merge_stats
 
@@ -72,8 +82,17 @@ def _dask():
 # -- the rows, partition by partition ------------------------------------------------------
 class _Source:
     """A Dask DataFrame or array as a list of delayed partitions, each giving ``(X, y,
-    w)``: the features (a pandas frame or a 2-D array), the labels (or None) and the
-    row weights (or None)."""
+    w)``: the features (a pandas frame, a 2-D array or, for an array of scipy.sparse
+    blocks, a CSR sparse array), the labels (or None) and the row weights (or None).
+
+    ``y`` and ``sample_weight`` (a Dask Series or 1-D Dask array) are read block by
+    block as they are when their blocks line up with X's: as many, each of the same
+    length or of a length Dask knows on neither side (e.g. both from one frame's
+    ``to_dask_array()``; :func:`_split` then refuses a block whose lengths differ).
+    Otherwise every block's length is needed: a length Dask does not know is computed
+    first (one more pass over that collection; ``ddf.to_dask_array(lengths=True)``
+    spares it), and the values are cut again at X's row boundaries where they do not
+    line up."""
 
     def __init__(self, X, y=None, target=None, sample_weight=None, feature_names=None):
         dask = _dask()
@@ -98,7 +117,8 @@ class _Source:
                     extra.append(name)
             self.names = [c for c in X.columns if c not in extra]
             self.meta = X._meta[self.names]
-            parts = X.to_delayed()
+            parts = list(X.to_delayed())
+            rows = (np.nan,) * len(parts)  # Dask does not know a frame's partition lengths
         else:
             if X.ndim != 2:
                 raise InputError(
@@ -106,6 +126,7 @@ class _Source:
                 )
             X = X.rechunk({1: -1})
             parts = list(X.to_delayed()[:, 0])
+            rows = tuple(X.chunks[0])  # NaN where Dask does not know a block's length
             self.names = (
                 [str(c) for c in feature_names]
                 if feature_names is not None
@@ -114,8 +135,9 @@ class _Source:
             self.meta = np.empty((0, X.shape[1]), dtype=X.dtype)
         self.target = target
         self.weight_column = sample_weight if isinstance(sample_weight, str) else None
-        ys = self._aligned(y, X, "y")
-        ws = None if self.weight_column else self._aligned(sample_weight, X, "sample_weight")
+        self._blocks, self._rows = parts, rows
+        ys = self._aligned(y, "y")
+        ws = None if self.weight_column else self._aligned(sample_weight, "sample_weight")
         split = self.delayed(_split, pure=True)
         self.parts = [
             split(
@@ -129,10 +151,9 @@ class _Source:
             for i, part in enumerate(parts)
         ]
 
-    @staticmethod
-    def _aligned(values, X, what: str):
-        """A Dask series or array of one value per row, as delayed partitions lined
-        up with X's."""
+    def _aligned(self, values, what: str):
+        """A Dask Series or 1-D array of one value per row, as delayed pieces lined up
+        with X's blocks."""
         if values is None:
             return None
         if not is_dask(values):
@@ -140,18 +161,42 @@ class _Source:
                 f"{what} must be a Dask collection partitioned like X (or, for a Dask "
                 f"DataFrame, the name of one of its columns); got {type(values).__name__}."
             )
-        if hasattr(values, "to_delayed") and hasattr(X, "columns"):
-            parts = values.to_delayed()
-        else:
-            chunks = X.chunks[0] if hasattr(X, "chunks") else None
-            parts = list(values.rechunk(chunks).to_delayed()) if chunks else values.to_delayed()
-        parts = list(np.ravel(np.asarray(parts, dtype=object)))
-        n_parts = X.npartitions if hasattr(X, "npartitions") else len(X.chunks[0])
-        if len(parts) != n_parts:
+        is_series = hasattr(values, "divisions")  # a Dask Series (or DataFrame)
+        if getattr(values, "ndim", None) != 1:
+            got = "DataFrame" if is_series else f"array of shape {values.shape}"
             raise InputError(
-                f"{what} has {len(parts)} partitions and X {n_parts}; partition them alike."
+                f"{what} must hold one value per row of X, as a Dask Series or a 1-D Dask "
+                f"array; got a Dask {got}. Select its one column (frame['name'], or "
+                "array[:, 0])."
             )
-        return parts
+        pieces = list(np.ravel(np.asarray(values.to_delayed(), dtype=object)))
+        lengths = (np.nan,) * len(pieces) if is_series else tuple(values.chunks[0])
+        if len(lengths) == len(self._rows) and all(
+            a == b or (np.isnan(a) and np.isnan(b))
+            for a, b in zip(lengths, self._rows, strict=True)
+        ):
+            return pieces  # one piece per block of X; _split checks the lengths not known
+        # A length only one side knows, or other blocks: every block's length is needed.
+        if any(np.isnan(n) for n in self._rows):
+            self._rows = self._lengths(self._blocks)  # kept for sample_weight
+        if any(np.isnan(n) for n in lengths):
+            lengths = self._lengths(pieces)
+        lengths = tuple(int(n) for n in lengths)
+        rows = tuple(int(n) for n in self._rows)
+        if lengths == rows:
+            return pieces
+        if sum(lengths) != sum(rows):
+            raise InputError(
+                f"{what} has {sum(lengths)} values for the {sum(rows)} rows of X; give one "
+                "value per row."
+            )
+        return _cut(self.delayed, pieces, lengths, rows)
+
+    def _lengths(self, pieces: list) -> tuple:
+        """The number of rows of every delayed piece, computed."""
+        dask = _dask()
+        count = self.delayed(_n_rows, pure=True)
+        return tuple(int(n) for n in dask.compute(*[count(p) for p in pieces]))
 
     def map(self, func, *args):
         """``func(X, y, w, *args)`` on every partition, computed; the results in
@@ -161,20 +206,76 @@ class _Source:
         return list(dask.compute(*[call(func, part, *args) for part in self.parts]))
 
 
+def _n_rows(piece) -> int:
+    """The rows of a block (an array, a sparse matrix, a pandas object)."""
+    return int(piece.shape[0])
+
+
+def _cut(delayed, pieces: list, lengths: tuple, rows: tuple) -> list:
+    """``pieces`` (delayed, of ``lengths`` values) joined and cut again into
+    consecutive runs of ``rows`` values, one delayed array per run."""
+    stops = np.cumsum(lengths)
+    starts = stops - np.asarray(lengths)
+    stitch = delayed(_stitch, pure=True)
+    out, begin = [], 0
+    for n in rows:
+        end = begin + n
+        first = int(np.searchsorted(stops, begin, side="right"))
+        spans = []
+        for i in range(first, len(pieces)):
+            if starts[i] >= end:
+                break
+            lo, hi = max(begin, starts[i]) - starts[i], min(end, stops[i]) - starts[i]
+            if hi > lo:
+                spans.append((pieces[i], int(lo), int(hi)))
+        out.append(stitch(spans))
+        begin = end
+    return out
+
+
+def _stitch(spans: list) -> np.ndarray:
+    """The values ``piece[lo:hi]`` of every ``(piece, lo, hi)``, joined."""
+    values = [np.asarray(piece)[lo:hi] for piece, lo, hi in spans]
+    return np.concatenate(values) if values else np.empty(0)
+
+
+def _block(part):
+    """An array block as the package's table reads it: a CSR sparse array for a
+    scipy.sparse block, an ndarray otherwise."""
+    if sparse.issparse(part):
+        return sparse.csr_array(part)
+    try:
+        X = np.asarray(part)
+    except (TypeError, ValueError, RuntimeError):  # e.g. a pydata/sparse block
+        X = np.empty(())
+    if X.ndim != 2:
+        raise InputError(
+            "X's blocks must be NumPy arrays or scipy.sparse matrices; a block is "
+            f"{type(part).__name__}. Convert the blocks, e.g. X.map_blocks(np.asarray) or "
+            "X.map_blocks(scipy.sparse.csr_matrix)."
+        )
+    return X
+
+
 def _split(part, names, target, weight_column, y, w):
     if names is None:  # an array block
-        X = np.asarray(part)
+        X = _block(part)
     else:
         X = part[names]
         y = part[target] if target is not None else y
         w = part[weight_column] if weight_column is not None else w
     y = None if y is None else pd.Series(np.asarray(y), copy=False)
     w = None if w is None else np.asarray(w, dtype=float)
-    if (y is not None and len(y) != len(X)) or (w is not None and len(w) != len(X)):
-        raise InputError(
-            f"a partition of X has {len(X)} rows but its labels or weights do not: "
-            "partition y and sample_weight exactly like X."
-        )
+    n = X.shape[0]
+    for what, values in (("y", y), ("sample_weight", w)):
+        if values is not None and len(values) != n:
+            raise InputError(
+                f"a block of X has {n} rows but its piece of {what} has {len(values)}: "
+                f"{what} must hold one value per row of X, in X's row order. Partition "
+                f"{what} exactly like X, or give both known chunk sizes "
+                "(ddf.to_dask_array(lengths=True), x.compute_chunk_sizes()) so that it is "
+                "cut at X's blocks."
+            )
     return X, y, w
 
 
@@ -197,7 +298,7 @@ def _columns(X):
 def _summary_part(X, y, w, values_of: list):
     """One partition's summary: rows, weights, label values, and per column its
     distinct values (``values_of[j]``) or its float range and a value other than 0/1."""
-    out = {"n": len(X), "labels": set(), "columns": []}
+    out = {"n": X.shape[0], "labels": set(), "columns": []}
     if w is not None:
         if len(w) and not (np.all(np.isfinite(w)) and np.all(w >= 0)):
             raise InputError(
@@ -207,6 +308,10 @@ def _summary_part(X, y, w, values_of: list):
         out["weight"] = float(w.sum())
     if y is not None:
         out["labels"] = set(pd.unique(y).tolist())
+    if sparse.issparse(X):
+        out["sparse"] = True
+        out["columns"] = _sparse_columns(X, values_of)
+        return out
     for col, distinct in zip(_columns(X), values_of, strict=True):
         if distinct:
             out["columns"].append({"values": set(pd.unique(pd.Series(col).dropna()).tolist())})
@@ -224,11 +329,55 @@ def _summary_part(X, y, w, values_of: list):
     return out
 
 
+def _sparse_columns(X, values_of: list) -> list:
+    """:func:`_summary_part`'s columns of a sparse block, from its stored values and a
+    0 in every column with a row it does not store (vectorized: a block of word counts
+    may have many thousands of columns)."""
+    X = sparse.csc_array(X)
+    X.sum_duplicates()  # every column's values in row order, once per cell
+    n, d = X.shape
+    stored = np.diff(X.indptr)
+    column = np.repeat(np.arange(d), stored)
+    data = X.data
+    implicit = stored < n  # a row it does not store: a 0
+    observed = ~np.isnan(data) if data.dtype.kind == "f" else np.ones(data.size, bool)
+    out: list = [None] * d
+    if any(values_of):
+        zero = np.zeros(1, dtype=X.dtype).tolist()[0]
+        c, v = column[observed], data[observed]
+        order = np.lexsort((v, c))
+        c, v = c[order], v[order]
+        new = np.ones(c.size, bool)
+        new[1:] = (c[1:] != c[:-1]) | (v[1:] != v[:-1])
+        c, v = c[new], v[new]  # every column's distinct stored values
+        bounds = np.searchsorted(c, np.arange(d + 1))
+        for j in np.flatnonzero(values_of):
+            values = set(v[bounds[j] : bounds[j + 1]].tolist())
+            out[j] = {"values": (values | {zero}) if implicit[j] else values}
+    if not all(values_of):
+        low, high = np.full(d, np.inf), np.full(d, -np.inf)
+        np.minimum.at(low, column[observed], data[observed])
+        np.maximum.at(high, column[observed], data[observed])
+        low[implicit], high[implicit] = np.minimum(low[implicit], 0), np.maximum(high[implicit], 0)
+        odd = observed & (data != 0) & (data != 1)
+        first, at = np.unique(column[odd], return_index=True)
+        other = dict(zip(first.tolist(), data[odd][at].tolist(), strict=True))
+        for j in np.flatnonzero(~np.asarray(values_of, dtype=bool)):
+            seen = bool(np.isfinite(low[j]))
+            out[j] = {
+                "min": float(low[j]) if seen else None,
+                "max": float(high[j]) if seen else None,
+                "other": other.get(int(j)),
+            }
+    return out
+
+
 def _merge_summaries(parts: list) -> dict:
     total = {"n": 0, "sizes": [], "labels": set(), "weight": 0.0, "weighted": False}
-    total["columns"] = None
+    total["columns"], total["sparse"] = None, False
     for part in parts:
         total["n"] += part["n"]
+        total["sparse"] |= part.get("sparse", False)
         total["sizes"].append(part["n"])
         total["labels"] |= part["labels"]
         total["weight"] += part.get("weight", 0.0)
@@ -251,7 +400,9 @@ def _merge_summaries(parts: list) -> dict:
 def _proxy(meta, summary: dict):
     """A small in-memory frame (or array) of ``meta``'s columns and dtypes holding
     every value binding reads: each column's distinct values, or its range and a value
-    other than 0/1. Shorter columns repeat their first value."""
+    other than 0/1. Shorter columns repeat their first value. An array whose blocks are
+    scipy.sparse gives a CSR sparse array, which binding reads as it reads one in
+    memory (one Bernoulli or Multinomial block)."""
     cells = []
     for col in summary["columns"]:
         if "values" in col:
@@ -262,7 +413,8 @@ def _proxy(meta, summary: dict):
     rows = max([len(c) for c in cells] + [1])
     padded = [c + [c[0]] * (rows - len(c)) if c else [None] * rows for c in cells]
     if isinstance(meta, np.ndarray):
-        return np.array(padded, dtype=meta.dtype).T.reshape(rows, meta.shape[1])
+        proxy = np.array(padded, dtype=meta.dtype).T.reshape(rows, meta.shape[1])
+        return sparse.csr_array(proxy) if summary["sparse"] else proxy
     data = {}
     for (name, dtype), values in zip(meta.dtypes.items(), padded, strict=True):
         if isinstance(dtype, pd.CategoricalDtype) and "__UNKNOWN_CATEGORIES__" in list(
@@ -288,6 +440,8 @@ class _Bound:
         if self.summary["weighted"] and not self.summary["weight"] > 0:
             raise InputError("sample_weight sums to 0; give at least one row a weight > 0.")
         table = self._table(meta)
+        if self.summary["sparse"]:
+            _check_sparse_families(model, table)
         # a float column declared categorical needs its distinct values too
         wanted = self._float_categoricals(model, table)
         if wanted:
@@ -342,17 +496,35 @@ class _Bound:
             block.adopt_pooled(stats, n_labels)
 
 
+def _check_sparse_families(model, table: Table) -> None:
+    """Refuse a declaration other than Bernoulli or Multinomial features on an array
+    of scipy.sparse blocks: the package reads a sparse matrix with those alone."""
+    from bayesnb.families import Bernoulli, Multinomial
+
+    for name, family, _ in declare(model.features, table):
+        if not isinstance(family, Bernoulli | Multinomial):
+            raise InputError(
+                f"X is a Dask array of scipy.sparse blocks, which is read as word presences "
+                f"(Bernoulli) or counts (Multinomial); feature {name!r} is declared "
+                f"{type(family).__name__}. Declare bnb.Bernoulli() or bnb.Multinomial(), or "
+                "make the blocks dense: X.map_blocks(lambda b: b.toarray())."
+            )
+
+
 def _part_table(X, names, is_frame: bool) -> Table:
-    """A partition's rows as the package's table (an array's columns named as X's)."""
-    return Table(X, feature_names=None) if is_frame else Table(np.asarray(X), feature_names=names)
+    """A partition's rows as the package's table (an array's columns named as X's; a
+    sparse block stays sparse)."""
+    if is_frame:
+        return Table(X, feature_names=None)
+    return Table(X if sparse.issparse(X) else np.asarray(X), feature_names=names)
 
 
 def _pooled_part(X, y, w, blocks, names, is_frame):
     """Every block's statistics of a partition's rows as one class (weighted)."""
-    if not len(X):
+    if not X.shape[0]:
         return None
     table = _part_table(X, names, is_frame)
-    weights = np.ones(len(X)) if w is None else w
+    weights = np.ones(X.shape[0]) if w is None else w
     return [b.pooled_stats(table.take(b.columns), weights) for b in blocks]
 
 
@@ -372,8 +544,15 @@ def fit(
     """:meth:`NaiveBayes.fit <bayesnb.NaiveBayes.fit>` of a Dask DataFrame or array
     (``model.fit(ddf, target=...)`` calls it): every partition counted where it lives,
     the statistics merged, the parameters estimated once. ``y`` and ``sample_weight``
-    are Dask collections partitioned like ``X``, or, for a DataFrame, names of its
-    columns. Without labels the fit is the density, as in memory. The fit keeps no
+    are Dask Series or 1-D Dask arrays of one value per row of ``X``, or, for a
+    DataFrame, names of its columns. They are read block by block with ``X`` when
+    their blocks line up with its blocks (as many, each of the same length or of a
+    length Dask knows on neither side: e.g. ``X`` and ``y`` from one frame's
+    ``to_dask_array()``); otherwise the block lengths Dask does not know are computed
+    (one more pass; ``ddf.to_dask_array(lengths=True)`` spares it) and they are cut
+    again at ``X``'s row boundaries. An array's blocks may be scipy.sparse matrices,
+    fitted as the same sparse matrix is in memory (Bernoulli or Multinomial features
+    only). Without labels the fit is the density, as in memory. The fit keeps no
     training rows (``fit.training`` is empty), so its exact posterior has no
     ``observed_data`` group.
 
@@ -454,12 +633,13 @@ def _count_part(X, y, w, blocks, labels, density, names, is_frame):
     from bayesnb.families._kernels import Labels
     from bayesnb.families.base import count_blocks
 
-    if not len(X):
+    n = X.shape[0]
+    if not n:
         return None
     if density:
-        codes = np.zeros(len(X), dtype=np.intp)
+        codes = np.zeros(n, dtype=np.intp)
     else:
-        codes, _ = encode_labels(y, len(X), labels=labels)
+        codes, _ = encode_labels(y, n, labels=labels)
     resp = Labels(codes, len(labels), w)
     return count_blocks(blocks, _part_table(X, names, is_frame), resp), resp.totals()
 
@@ -488,7 +668,8 @@ def predict(fitted, X, method: str):
     """``fitted.<method>(X)`` of a Dask collection, partition by partition: a Dask
     DataFrame gives a Dask DataFrame (one column per class, or a Series of labels for
     ``predict``), a Dask array a Dask array. Each task holds the fitted model and
-    depends on its partition alone, so it runs where the partition is.
+    depends on its partition alone, so it runs where the partition is. An array's
+    scipy.sparse blocks are scored sparse.
 
     ``method`` is ``"predict"``, ``"predict_proba"`` or ``"predict_log_proba"``;
     ``fitted.predict_proba(ddf)`` and the other methods call this.
@@ -550,7 +731,7 @@ def _predict_frame(part, fitted, method):
 
 
 def _predict_block(block, fitted, method):
-    return getattr(fitted, method)(np.asarray(block))
+    return getattr(fitted, method)(_block(block))
 
 
 # -- EM over partitions ----------------------------------------------------------------------
@@ -603,6 +784,7 @@ def cluster(
     from the best restart's parameters. A start given as parameters (a Dataset, a dict
     or a fitted model) is used as it is. Responsibilities of the training rows are not
     gathered (``responsibilities`` is None): ``predict_proba(ddf)`` gives them lazily.
+    An array of scipy.sparse blocks runs EM as in memory.
     """
     from bayesnb._dask_em import DaskProblem
     from bayesnb._starts import start_params
@@ -671,10 +853,16 @@ def _sample(source: _Source, sizes: list, rows: int, rng):
     picked = dask.compute(
         *[take(part, fraction, int(seed)) for part, seed in zip(source.parts, seeds, strict=True)]
     )
-    Xs = [p[0] for p in picked if len(p[0])]
-    X = pd.concat(Xs) if source.is_frame else np.concatenate(Xs)
-    ys = [p[1] for p in picked if len(p[0])]
-    ws = [p[2] for p in picked if len(p[0])]
+    picked = [p for p in picked if p[0].shape[0]]
+    Xs = [p[0] for p in picked]
+    if source.is_frame:
+        X = pd.concat(Xs)
+    elif any(sparse.issparse(x) for x in Xs):
+        X = sparse.csr_array(sparse.vstack([sparse.csr_array(x) for x in Xs], format="csr"))
+    else:
+        X = np.concatenate(Xs)
+    ys = [p[1] for p in picked]
+    ws = [p[2] for p in picked]
     y = None if ys[0] is None else pd.concat(ys, ignore_index=True)
     w = None if ws[0] is None else np.concatenate(ws)
     return X, y, w
@@ -682,6 +870,6 @@ def _sample(source: _Source, sizes: list, rows: int, rng):
 
 def _take_rows(part, fraction: float, seed: int):
     X, y, w = part
-    keep = np.flatnonzero(np.random.default_rng(seed).random(len(X)) < fraction)
-    X = X.iloc[keep] if isinstance(X, pd.DataFrame) else np.asarray(X)[keep]
+    keep = np.flatnonzero(np.random.default_rng(seed).random(X.shape[0]) < fraction)
+    X = X.iloc[keep] if isinstance(X, pd.DataFrame) else X[keep]
     return X, None if y is None else y.iloc[keep], None if w is None else w[keep]

@@ -303,14 +303,61 @@ def _check_counts(X: sparse.csr_array, name: str) -> None:
     )
 
 
+def _is_matrix(docs) -> bool:
+    """Whether ``docs`` is a count matrix rather than messages: scipy.sparse, a
+    DataFrame, a 2-D ndarray or a list (or tuple) of rows."""
+    if sparse.issparse(docs) or isinstance(docs, pd.DataFrame):
+        return True
+    if isinstance(docs, np.ndarray):
+        return docs.ndim == 2
+    return (
+        isinstance(docs, list | tuple)
+        and len(docs) > 0
+        and isinstance(docs[0], list | tuple | np.ndarray)
+    )
+
+
+def _column_names(frame: pd.DataFrame) -> list:
+    """A DataFrame's column names as str (the words they name)."""
+    return [c if isinstance(c, str) else str(c) for c in frame.columns]
+
+
+def _frame_counts(frame: pd.DataFrame, name: str) -> sparse.csr_array:
+    """A DataFrame of word counts (one numeric column per word) as a checked float CSR
+    count matrix, its columns in the frame's order."""
+    for column, dtype in frame.dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(dtype):
+            raise InputTypeError(
+                f"{name} must hold word counts, one numeric column per word; column "
+                f"{column!r} has dtype {dtype}. Convert it to numbers "
+                f"({name}[{column!r}].astype(float)) or drop it."
+            )
+    dtypes = list(frame.dtypes)
+    if dtypes and all(
+        isinstance(d, pd.SparseDtype) and d.fill_value == 0 for d in dtypes
+    ):  # a sparse frame stays sparse
+        counts = frame.sparse.to_coo()
+    else:
+        counts = frame.to_numpy(dtype=np.float64, na_value=np.nan)
+    return _as_count_matrix(counts, None, name)
+
+
 def _as_count_matrix(X, n_words: int | None, name: str = "X") -> sparse.csr_array:
-    """``X`` (scipy.sparse or a dense 2-D array) as a checked float CSR count matrix."""
+    """``X`` (scipy.sparse, a dense 2-D array or a list of rows) as a checked float CSR
+    count matrix."""
     if not sparse.issparse(X):
-        arr = np.asarray(X)
+        try:
+            arr = np.asarray(X)
+        except ValueError:  # rows of different lengths
+            raise InputError(
+                f"{name} must be a 2-D matrix of word counts; its rows have different "
+                "lengths. Give every message (row) one count per word (column)."
+            ) from None
         if arr.dtype.kind not in "biuf":
             raise InputTypeError(
-                f"{name} must be a 2-D numeric matrix of word counts (scipy.sparse or "
-                f"ndarray) or a sequence of strings; got {type(X).__name__} of shape "
+                f"{name} must be a 2-D numeric matrix of word counts (scipy.sparse, an "
+                "ndarray, a list of rows or a DataFrame) or a sequence of strings; got "
+                f"{type(X).__name__} of shape "
                 f"{arr.shape} and dtype {arr.dtype}."
             )
         if arr.ndim != 2:
@@ -318,6 +365,7 @@ def _as_count_matrix(X, n_words: int | None, name: str = "X") -> sparse.csr_arra
                 f"{name} must be a 2-D matrix of word counts (one row per message); got "
                 f"shape {arr.shape}. Reshape a single message to one row."
             )
+        X = arr  # a tuple of rows would read as csr_array's (data, indices) form
     X = sparse.csr_array(X, dtype=np.float64)
     if n_words is not None and X.shape[1] != n_words:
         raise InputError(
@@ -466,16 +514,39 @@ class TextNaiveBayes:
         class_estimate: str = "ml",
         sample_weight=None,
     ) -> TextFit:
-        """Fit on a document-word count matrix built elsewhere (sparse or dense).
+        """Fit on a document-word count matrix built elsewhere: scipy.sparse, a 2-D
+        ndarray, a list of rows, or a DataFrame with one numeric column per word.
 
-        ``words`` (a list or array of str) names the columns (default ``w0, w1,
-        ...``). Every entry must be a finite non-negative count. For the Bernoulli
-        model a positive count is a presence and a zero, stored or not, an absence.
-        The fit can score matrices with the same columns, but not raw strings.
+        ``words`` (a list or array of str) names the columns; by default a
+        DataFrame's column names (as str), otherwise ``w0, w1, ...``. Words given with
+        a DataFrame must be its column names. Every entry must be a finite
+        non-negative count. For the Bernoulli model a positive count is a presence
+        and a zero, stored or not, an absence. The fit scores count matrices of the
+        same kinds with the same columns (a DataFrame's matched to the words by name,
+        in any order), but not raw strings.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> X = pd.DataFrame({"win": [2, 0, 1, 0], "lunch": [0, 1, 0, 2]})
+        >>> fit = TextNaiveBayes().fit_matrix(X, ["spam", "ham", "spam", "ham"])
+        >>> fit.words.tolist()
+        ['win', 'lunch']
+        >>> fit.predict(pd.DataFrame({"lunch": [3], "win": [0]}))  # columns by name
+        array(['ham'], dtype=object)
         """
-        X = _as_count_matrix(X, None)
+        columns = None
+        if isinstance(X, pd.DataFrame):
+            columns = _column_names(X)
+            X = _frame_counts(X, "X")
+        else:
+            X = _as_count_matrix(X, None)
         if words is None:
-            names = np.char.add("w", np.arange(X.shape[1]).astype(str)).tolist()
+            names = (
+                columns
+                if columns is not None
+                else np.char.add("w", np.arange(X.shape[1]).astype(str)).tolist()
+            )
         elif isinstance(words, list) and all(isinstance(w, str) for w in words):
             names = words
         else:
@@ -485,9 +556,21 @@ class TextNaiveBayes:
                 f"words must give one name per column of X ({X.shape[1]}); got "
                 f"{np.shape(words)} entries."
             )
+        if columns is not None and names != columns:
+            raise InputError(
+                f"words={names[:10]!r} was given with a DataFrame, whose columns "
+                f"{columns[:10]!r} already name the words. Rename the columns instead "
+                "(X.set_axis(words, axis=1)), or leave words out."
+            )
         if len(set(names)) != len(names):
             seen: set = set()
             twice = sorted({w for w in names if w in seen or seen.add(w)})
+            if columns is not None:
+                raise InputError(
+                    f"X has the columns {twice[:5]!r} more than once; a DataFrame's columns "
+                    "name the words, each once. Merge those columns (add their counts), or "
+                    "rename them."
+                )
             raise InputError(
                 f"words must name every column of X once; {twice[:5]!r} name several "
                 "columns. Merge those columns (add their counts), or give distinct names."
@@ -612,17 +695,54 @@ class TextFit:
 
     # -- scoring ----------------------------------------------------------------------
     def transform(self, docs) -> sparse.csr_array:
-        """The count matrix of ``docs`` (strings), or ``docs`` itself if a matrix."""
-        if isinstance(docs, str | bytes) or not (
-            sparse.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2)
-        ):
-            if self.vocabulary is None:
-                raise InputTypeError(
-                    "this model was fit on a matrix (fit_matrix), so it has no tokenizer; "
-                    "give a count matrix with the same columns."
-                )
-            return self.vocabulary.transform(docs)
-        return _as_count_matrix(docs, len(self.model.feature_names), "docs")
+        """The count matrix of ``docs``: strings tokenized by the vocabulary, or a count
+        matrix as :meth:`TextNaiveBayes.fit_matrix` takes it (scipy.sparse, a 2-D
+        ndarray, a list of rows, or a DataFrame whose columns are :attr:`words`, in
+        any order), checked, with its columns in the order of :attr:`words`."""
+        if _is_matrix(docs):
+            if isinstance(docs, pd.DataFrame):
+                return _frame_counts(self._in_word_order(docs), "docs")
+            return _as_count_matrix(docs, len(self.model.feature_names), "docs")
+        if self.vocabulary is None:
+            raise InputTypeError(
+                "this model was fit on a matrix (fit_matrix), so it has no tokenizer; got "
+                f"{type(docs).__name__}. Give a count matrix with the same "
+                f"{len(self.model.feature_names)} columns: scipy.sparse, a 2-D array, a "
+                "list of rows, or a DataFrame whose columns are fit.words."
+            )
+        return self.vocabulary.transform(docs)
+
+    def _in_word_order(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame``'s columns matched to the words by name, in the words' order; an
+        :class:`InputError` naming the columns it lacks and those it has beyond them."""
+        words = list(self.model.feature_names)
+        columns = _column_names(frame)
+        if columns == words:
+            return frame
+        if len(set(columns)) != len(columns):
+            seen: set = set()
+            twice = sorted({c for c in columns if c in seen or seen.add(c)})
+            raise InputError(
+                f"docs has the columns {twice[:5]!r} more than once; give every word one "
+                "column (add the counts of repeated columns)."
+            )
+        known, given = set(words), set(columns)
+        missing = [w for w in words if w not in given]
+        extra = [c for c in columns if c not in known]
+        if missing or extra:
+            faults = []
+            if missing:
+                faults.append(f"lacks {len(missing)} of them ({missing[:10]!r})")
+            if extra:
+                faults.append(f"has {len(extra)} column(s) not among them ({extra[:10]!r})")
+            raise InputError(
+                f"docs is a DataFrame whose columns are not the fit's {len(words)} words: "
+                f"it {' and '.join(faults)}. Give the words (fit.words) as its columns, "
+                "e.g. docs.reindex(columns=fit.words, fill_value=0) (an unknown column "
+                "dropped, a missing word counted 0), or pass docs.to_numpy() to match the "
+                "columns by position."
+            )
+        return frame.set_axis(columns, axis=1)[words]
 
     def _design(self, docs) -> sparse.csr_array:
         """The matrix the model scores: counts, or presences for the Bernoulli model."""
@@ -731,7 +851,8 @@ class TextFit:
         Parameters
         ----------
         text : str or 1-row count matrix
-            One message.
+            One message (a count matrix of any kind :meth:`transform` takes, e.g. a
+            1-row DataFrame).
         label : optional
             The class argued for; default the predicted class.
         against : optional
@@ -764,7 +885,7 @@ class TextFit:
             docs = [text]
         elif isinstance(text, np.ndarray) and text.ndim == 1 and text.dtype.kind in "biuf":
             docs = text[None, :]  # one message's counts
-        elif sparse.issparse(text) or isinstance(text, np.ndarray):
+        elif sparse.issparse(text) or isinstance(text, np.ndarray) or _is_matrix(text):
             docs = text
         else:
             raise InputTypeError(
