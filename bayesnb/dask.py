@@ -621,7 +621,9 @@ def fit(
         },
         feature_names=source.names,
         is_frame=source.is_frame,
-        column_dtypes=dict(source.meta.dtypes.items()) if source.is_frame else None,
+        column_dtypes={str(c): d for c, d in source.meta.dtypes.items()}
+        if source.is_frame
+        else None,
         target=target_name,
     )
     fitted.training = []

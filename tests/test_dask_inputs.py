@@ -336,3 +336,19 @@ def test_what_sparse_blocks_cannot_do_is_refused_by_name():
     )
     with pytest.raises(bnb.InputError, match=r"blocks must be NumPy arrays or scipy\.sparse"):
         bnb.NaiveBayes().fit(odd, da.from_array(np.array([0, 1, 0]), chunks=3))
+
+
+def test_a_density_of_a_dask_frame_draws_in_its_columns_dtypes():
+    rng = np.random.default_rng(13)
+    frame = pd.DataFrame(
+        {
+            0: rng.random(80) < 0.3,
+            1: pd.Categorical(rng.choice(["a", "b"], 80), categories=["a", "b", "c"]),
+        }
+    )
+    fit = bnb.NaiveBayes().density(dd.from_pandas(frame, npartitions=3))
+    drawn = fit.sample(4000, random_state=0)
+    assert drawn.dtypes.tolist() == frame.dtypes.tolist()
+    # the Booleans' share is the Beta(1, 1) posterior mean (m + 1) / (n + 2)
+    p = (frame[0].sum() + 1) / (len(frame) + 2)
+    assert abs(drawn["0"].mean() - p) < 4 * np.sqrt(p * (1 - p) / len(drawn))
