@@ -619,7 +619,7 @@ def fit(
             "class": class_estimate or estimate,
             "features": {b.name: b.estimate or estimate for b in bound.blocks},
         },
-        feature_names=source.names,
+        feature_names=[str(c) for c in source.names],  # as a Table names them
         is_frame=source.is_frame,
         column_dtypes={str(c): d for c, d in source.meta.dtypes.items()}
         if source.is_frame

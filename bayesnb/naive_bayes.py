@@ -271,6 +271,10 @@ class NaiveBayes:
         """
         from bayesnb.density import CONSTANT_LABEL, DENSITY_TARGET, DensityFit
 
+        if is_dask(X):  # partition by partition, as fit without labels
+            return self.fit(
+                X, estimate=estimate, sample_weight=sample_weight, feature_names=feature_names
+            )
         check_estimate(estimate)
         table = Table(X, feature_names=feature_names)  # X's type checked here
         table.check_not_empty()
