@@ -2,13 +2,19 @@
 
 Every command formats the tables of :mod:`bayesnb.workflow`; the same work runs from
 Python with :func:`bayesnb.compare` and :func:`bayesnb.cluster_report`. Bad input
-(a missing or unreadable file, an unknown column, a bad spec) prints one line to
-stderr and exits with status 2.
+(a missing or unreadable file, an unknown column, a bad spec, a folder that cannot
+be written) prints one line to stderr, ``error: ...``, and exits with status 2; a
+warning prints one line, ``warning: ...``, in the command line's terms (``--folds``,
+not ``n_splits``).
 """
 
 from __future__ import annotations
 
 import base64
+import csv
+import io
+import itertools
+import re
 import sys
 import time
 import warnings
@@ -21,6 +27,7 @@ import typer
 
 import bayesnb as bnb
 from bayesnb.errors import BayesNBError, InputError
+from bayesnb.priors import random_generator
 
 app = typer.Typer(
     add_completion=False,
@@ -28,7 +35,9 @@ app = typer.Typer(
     help="Naive Bayes and mixtures, the Bayesian way: compare estimators, cluster, report.",
 )
 
-READERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+READERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}  # the suffix's delimiter
+DELIMITERS = (",", ";", "\t", "|")  # those a text table may use, whatever its suffix
+SNIFF_BYTES = 64 * 1024  # of a text table read to find its delimiter
 FAMILIES = {
     "bernoulli": lambda: bnb.Bernoulli(),
     "categorical": lambda: bnb.Categorical(),
@@ -48,19 +57,64 @@ def _fail(message: str) -> None:
 
 
 def _guarded(run):
-    """Run ``run()``; a usage error or a package input error is one line, status 2."""
+    """Run ``run()``; a usage error, a package input error or a filesystem error is one
+    line, status 2, and every warning one line ``warning: ...`` (each text once), in
+    the command line's terms."""
+    shown: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = _in_cli_terms(" ".join(str(message).split()))
+        if text not in shown:
+            shown.add(text)
+            typer.echo(f"warning: {text}", err=True)
+
     try:
-        return run()
-    except (Usage, BayesNBError, FileNotFoundError, IsADirectoryError) as err:
-        _fail(str(err).splitlines()[0])
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            return run()
+    except (Usage, BayesNBError) as err:
+        _fail(_in_cli_terms(str(err).splitlines()[0]))
+    except OSError as err:  # a path the command writes or reads outside read_table
+        where = f"{err.filename!r}: " if err.filename else ""
+        _fail(
+            f"{where}{err.strerror or _first_line(err)}. Check the path: that its folders "
+            "exist and that you may read or write there."
+        )
+
+
+#: The Python parameters that messages of the package name, as the options that set them.
+CLI_TERMS = (
+    (re.compile(r"\bn_splits=(\d+)"), r"--folds \1"),
+    (re.compile(r"\bn_splits\b"), "--folds"),
+)
+
+
+def _in_cli_terms(text: str) -> str:
+    """A message of the package with its Python parameters named as the options that
+    set them (``n_splits=5`` as ``--folds 5``)."""
+    for pattern, option in CLI_TERMS:
+        text = pattern.sub(option, text)
+    return text
+
+
+def _check_seed(random_state: int) -> None:
+    """``--random-state``: an int >= 0, checked before anything is read or written."""
+    try:
+        random_generator(random_state, "--random-state")
+    except InputError as err:
+        raise Usage(f"{err} Give a seed >= 0, e.g. --random-state 0.") from None
 
 
 # -- reading input ---------------------------------------------------------------------------
 def read_table(path: str) -> pd.DataFrame:
     """A CSV, TSV or Parquet file as a DataFrame.
 
-    A file that cannot be read as its suffix says (empty, not UTF-8, ragged rows, not
-    Parquet) raises an :class:`~bayesnb.errors.InputError` naming it.
+    A text table's delimiter is found from its first lines (:func:`_delimiter`): a
+    ``.csv`` file separated by ``;``, tabs or ``|`` is read by them, not as one
+    column; a ``;``-separated file whose numbers have decimal commas (``3,6``) is
+    read with decimal commas. A file that cannot be read as its suffix says (empty,
+    not UTF-8, ragged rows, not Parquet) raises an
+    :class:`~bayesnb.errors.InputError` naming it.
     """
     file = Path(path)
     if not file.exists():
@@ -84,9 +138,12 @@ def read_table(path: str) -> pd.DataFrame:
         raise Usage(
             f"cannot read {path!r}: give a .csv, .tsv or .parquet file (got {suffix or 'none'})."
         )
-    sep = READERS[suffix]
+    sep = _delimiter(file, READERS[suffix])
     try:
-        return pd.read_csv(file, sep=sep)
+        frame = pd.read_csv(file, sep=sep)
+        if sep == ";" and _has_decimal_commas(frame):
+            frame = pd.read_csv(file, sep=sep, decimal=",")
+        return frame
     except pd.errors.EmptyDataError:
         raise InputError(
             f"cannot read {path!r}: the file is empty (no header row, no data). Give a "
@@ -110,6 +167,50 @@ def read_table(path: str) -> pd.DataFrame:
         ) from None
 
 
+def _delimiter(file: Path, default: str) -> str:
+    """The delimiter of the text table ``file``: of ``,``, ``;``, tab and ``|``, the
+    one that splits its header line into the most fields, preferring those that split
+    each of the next 20 lines into as many, and ``default`` (the suffix's) on a tie or
+    when none splits the header (a table of one column). Only the first 64 KiB are
+    read; a file that cannot be read is left to ``pd.read_csv`` to report."""
+    try:
+        with open(file, "rb") as handle:
+            sample = handle.read(SNIFF_BYTES)
+    except OSError:
+        return default
+    text = sample.decode("utf-8", errors="replace")
+    if len(sample) == SNIFF_BYTES and "\n" in text:
+        text = text[: text.rfind("\n") + 1]  # whole lines only
+    found = []  # (consistent, fields, -rank, delimiter): the largest wins
+    order = (default, *(d for d in DELIMITERS if d != default))
+    for rank, sep in enumerate(order):
+        try:
+            rows = [r for r in itertools.islice(csv.reader(io.StringIO(text), delimiter=sep), 21)]
+        except csv.Error:
+            continue
+        rows = [r for r in rows if r]
+        if rows and len(rows[0]) > 1:
+            consistent = all(len(r) == len(rows[0]) for r in rows[1:])
+            found.append((consistent, len(rows[0]), -rank, sep))
+    return max(found)[3] if found else default
+
+
+DECIMAL_COMMA = re.compile(r"\s*[+-]?\d*,\d+\s*|\s*[+-]?\d+\s*")
+
+
+def _has_decimal_commas(frame: pd.DataFrame) -> bool:
+    """Whether a text column of ``frame`` holds only numbers, some with a decimal comma
+    (``3,6``): a ``;``-separated file written with decimal commas."""
+    for column in frame.columns:
+        values = frame[column].dropna()
+        if len(values) == 0 or pd.api.types.is_numeric_dtype(values):
+            continue
+        text = values.astype(str)
+        if text.str.fullmatch(DECIMAL_COMMA).all() and text.str.contains(",").any():
+            return True
+    return False
+
+
 def _parquet_errors() -> tuple[type[Exception], ...]:
     """What reading a damaged or foreign file as Parquet raises: pyarrow's errors, and
     OSError (a corrupt page, an unreadable file)."""
@@ -127,7 +228,9 @@ def _first_line(err: Exception) -> str:
 
 
 def parse_features(spec: str | None, columns: list):
-    """``None``, one family for every column (``"bernoulli"``), or ``col=family,...``."""
+    """``None``, one family for every column (``"bernoulli"``), or ``col=family,...``
+    naming every one of ``columns`` (the rest are not inferred: a column left out is
+    an error that says to name it, ``--drop`` it, or omit ``--features``)."""
     if spec is None:
         return None
     if "=" not in spec:
@@ -143,7 +246,31 @@ def parse_features(spec: str | None, columns: list):
         if family not in FAMILIES:
             raise Usage(f"--features {part!r}: the families are {sorted(FAMILIES)}.")
         out[name] = FAMILIES[family]()
+    undeclared = [c for c in columns if c not in out]
+    if undeclared:
+        shown = ", ".join(map(str, undeclared[:10])) + (", ..." if len(undeclared) > 10 else "")
+        raise Usage(
+            f"--features {spec!r} gives no family to {len(undeclared)} of the "
+            f"{len(columns)} feature columns ({shown}); a col=family list must name every "
+            "column, the rest are not inferred. Name them too (e.g. "
+            f"{undeclared[0]}=categorical), leave them out with --drop "
+            f"{','.join(map(str, undeclared))}, or omit --features to infer every family."
+        )
     return out
+
+
+def drop_columns(frame: pd.DataFrame, drop: str | None) -> pd.DataFrame:
+    """``frame`` without the comma-separated columns ``drop`` (``--drop``)."""
+    if not drop:
+        return frame
+    names = [name.strip() for name in drop.split(",")]
+    missing = [name for name in names if name not in frame.columns]
+    if missing:
+        raise Usage(
+            f"--drop names column(s) {missing}, which the data lacks; its columns are "
+            f"{list(frame.columns)[:20]}."
+        )
+    return frame.drop(columns=names)
 
 
 def parse_numbers(spec: str, what: str) -> tuple[float, ...]:
@@ -174,36 +301,53 @@ def _show(table: pd.DataFrame, title: str, quiet: bool = False) -> None:
 
 
 # -- commands --------------------------------------------------------------------------------
-@app.command()
+DATA_HELP = (
+    "A CSV, TSV or Parquet file. The delimiter of a text file (',', ';', tab or '|') is "
+    "found from its header line, whatever the suffix."
+)
+FEATURES_HELP = (
+    "One family for all columns (e.g. gaussian), or col=family,... naming every column "
+    "(the rest are not inferred; --drop the others). Default: every family inferred."
+)
+
+
+@app.command(short_help="Cross-validate the estimators of a classifier on a table.")
 def compare(
-    data: Annotated[str, typer.Argument(help="A CSV, TSV or Parquet file.")],
+    data: Annotated[str, typer.Argument(help=DATA_HELP)],
     target: Annotated[str, typer.Option(help="The class column.")],
-    features: Annotated[
-        str | None, typer.Option(help="One family for all columns, or col=family,...")
-    ] = None,
+    features: Annotated[str | None, typer.Option(help=FEATURES_HELP)] = None,
+    drop: Annotated[str | None, typer.Option(help="Columns to leave out, comma-separated.")] = None,
     prior: Annotated[str, typer.Option(help="Prior strengths, comma-separated.")] = "0.5,1,2",
     sizes: Annotated[
         str, typer.Option(help="Training fractions for the learning curve.")
     ] = "0.1,0.25,0.5,1",
     folds: Annotated[int, typer.Option(help="Cross-validation folds.")] = 5,
-    random_state: Annotated[int, typer.Option(help="Seed of the folds.")] = 0,
+    random_state: Annotated[int, typer.Option(help="Seed of the folds, >= 0.")] = 0,
     quiet: Annotated[bool, typer.Option(help="No progress bars.")] = False,
 ) -> None:
     """Compare ML, MAP, the posterior mean and predictive, Laplace-k and the m-estimate
-    by cross-validated accuracy, log loss, Brier score and calibration."""
+    by cross-validated accuracy, log loss, Brier score and calibration. A test row
+    that an estimator rules out of every class, and every test row of a fold on which
+    it cannot be fitted (ML on a Gaussian column of zero variance in a class), is
+    scored as the uniform guess (accuracy 1/K) and counted in no_posterior; a warning
+    says why."""
 
     def run():
         _quiet(quiet)
-        frame = read_table(data)
-        if target not in frame.columns:
-            raise Usage(f"--target {target!r} is not a column; the columns are {list(frame)}.")
-        declared = parse_features(features, [c for c in frame.columns if c != target])
+        _check_seed(random_state)
         strengths = parse_numbers(prior, "--prior")
         fractions = parse_numbers(sizes, "--sizes")
         if any(f > 1 for f in fractions):
             raise Usage(f"--sizes {sizes!r}: fractions of the training rows, in (0, 1].")
         if folds < 2:
             raise Usage(f"--folds {folds}: need at least 2.")
+        frame = read_table(data)
+        if target not in frame.columns:
+            raise Usage(f"--target {target!r} is not a column; the columns are {list(frame)}.")
+        if drop and target in [name.strip() for name in drop.split(",")]:
+            raise Usage(f"--drop names the class column {target!r} (--target); keep it.")
+        frame = drop_columns(frame, drop)
+        declared = parse_features(features, [c for c in frame.columns if c != target])
         table = bnb.compare(
             frame,
             target,
@@ -218,16 +362,14 @@ def compare(
     _guarded(run)
 
 
-@app.command()
+@app.command(short_help="Cluster a table with mixtures over a range of K.")
 def cluster(
-    data: Annotated[str, typer.Argument(help="A CSV, TSV or Parquet file.")],
+    data: Annotated[str, typer.Argument(help=DATA_HELP)],
     k: Annotated[str, typer.Option("-k", help="Components: a number or a range 1..6.")] = "1..6",
     method: Annotated[str, typer.Option(help="em, mcmc or both.")] = "em",
-    features: Annotated[
-        str | None, typer.Option(help="One family for all columns, or col=family,...")
-    ] = None,
+    features: Annotated[str | None, typer.Option(help=FEATURES_HELP)] = None,
     drop: Annotated[str | None, typer.Option(help="Columns to leave out, comma-separated.")] = None,
-    random_state: Annotated[int, typer.Option(help="Seed of every fit.")] = 0,
+    random_state: Annotated[int, typer.Option(help="Seed of every fit, >= 0.")] = 0,
     quiet: Annotated[bool, typer.Option(help="No progress bars.")] = False,
 ) -> None:
     """Fit mixtures over K: the model-choice table, the clusters of the K of least
@@ -235,21 +377,24 @@ def cluster(
 
     def run():
         _quiet(quiet)
-        frame = read_table(data)
-        if drop:
-            missing = [c for c in drop.split(",") if c not in frame.columns]
-            if missing:
-                raise Usage(f"--drop names column(s) {missing}, which the data lacks.")
-            frame = frame.drop(columns=drop.split(","))
+        _check_seed(random_state)
         if method not in ("em", "mcmc", "both"):
             raise Usage(f"--method {method!r}: give em, mcmc or both.")
+        ks = parse_k(k)
+        frame = drop_columns(read_table(data), drop)
+        _check_rows_for_k(frame, ks, k, data)
         model = bnb.NaiveBayes(parse_features(features, list(frame.columns)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = bnb.cluster_report(
-                frame, parse_k(k), model=model, method=method, random_state=random_state
+                frame, ks, model=model, method=method, random_state=random_state
             )
-        _show(out["choice"], f"Mixtures of {data} over K (lower AIC/BIC/ICL is better)")
+        choice = out["choice"]
+        notes = choice.pop("note") if "note" in choice else pd.Series(dtype=str)
+        _show(choice, f"Mixtures of {data} over K (lower AIC/BIC/ICL is better)")
+        for K, note in notes.items():
+            if note:
+                typer.echo(f"note: K={K}: {note}.")
         _show(out["report"], f"The {out['k']} clusters of least BIC: attribute influence")
         if "em_vs_mcmc" in out:
             side = out["em_vs_mcmc"].pivot_table(
@@ -260,10 +405,10 @@ def cluster(
     _guarded(run)
 
 
-@app.command()
+@app.command(short_help="Write a report of every workflow on the embedded data.")
 def demo(
     out: Annotated[Path, typer.Option(help="The report folder.")] = Path("bayesnb-report"),
-    random_state: Annotated[int, typer.Option(help="Seed of every fit.")] = 0,
+    random_state: Annotated[int, typer.Option(help="Seed of every fit, >= 0.")] = 0,
     quiet: Annotated[
         bool, typer.Option(help="No progress; print only where the report is.")
     ] = False,
@@ -274,6 +419,24 @@ def demo(
     _guarded(lambda: write_demo(out, random_state, quiet))
 
 
+def _check_rows_for_k(frame: pd.DataFrame, ks: range, spec: str, data: str) -> None:
+    """``-k``: refuse, before any fit, a file with no rows or fewer rows than the
+    largest K asked for (a mixture has at most one component per row)."""
+    n = len(frame)
+    if n == 0:
+        raise Usage(
+            f"{data!r} has no rows (only a header: columns {list(frame.columns)[:20]}), so "
+            "there is nothing to cluster. Give a file with one line per row after the header."
+        )
+    if ks[-1] > n:
+        first = min(ks[0], n)
+        remedy = f"-k {n}" if first == n else f"-k {first}..{n}"
+        raise Usage(
+            f"-k {spec!r} asks for up to {ks[-1]} components, but {data!r} has {n} row(s): "
+            f"a mixture has at most one component per row. Give {remedy}."
+        )
+
+
 def _quiet(quiet: bool) -> None:
     """``--quiet``: no progress bars (else they show on a terminal only)."""
     bnb.show_progress(False if quiet else None)
@@ -282,15 +445,36 @@ def _quiet(quiet: bool) -> None:
 # -- the demo --------------------------------------------------------------------------------
 def write_demo(out: Path, random_state: int = 0, quiet: bool = False) -> Path:
     """Write the demo's report to ``out`` (created): report.md and report.html, PNG
-    plots, CSV and netCDF tables, and the house-votes classifier as netCDF."""
+    plots, CSV and netCDF tables, and the house-votes classifier as netCDF.
+
+    ``random_state`` is checked before anything is written; a folder that cannot be
+    created or written (not found, a file in its path, no permission) is a
+    :class:`Usage` error naming ``--out``."""
+    _check_seed(random_state)
+    if out.exists() and not out.is_dir():
+        raise Usage(f"--out {str(out)!r} is a file; give a folder.")
+    try:
+        _write_demo(out, random_state, quiet)
+    except OSError as err:
+        where = Path(err.filename) if err.filename else out
+        if where != out and out.resolve() not in where.resolve().parents:
+            raise  # not the report's folder: _guarded names the path
+        what = "create the folder" if where == out else f"write {str(where)!r}"
+        raise Usage(
+            f"--out {str(out)!r}: cannot {what}: {err.strerror or _first_line(err)}. "
+            "Give a folder you may create and write to, e.g. --out ./bayesnb-report."
+        ) from None
+    return out
+
+
+def _write_demo(out: Path, random_state: int, quiet: bool) -> None:
+    """:func:`write_demo` once ``out`` and ``random_state`` are checked."""
+    out.mkdir(parents=True, exist_ok=True)  # first: a folder that cannot be made fails fast
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    if out.exists() and not out.is_dir():
-        raise Usage(f"--out {str(out)!r} is a file; give a folder.")
-    out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     sections: list[tuple[str, str, list[str]]] = []  # (title, text, plot files)
 
@@ -330,7 +514,6 @@ def write_demo(out: Path, random_state: int = 0, quiet: bool = False) -> Path:
         f"{len(pngs)} plots, the tables as CSV and netCDF. (The first run in a fresh "
         "environment also compiles the package's loops, cached for later runs.)"
     )
-    return out
 
 
 def _demo_sections(out, random_state, say, save_table, save_plot, sections) -> None:

@@ -56,7 +56,10 @@ def compare_components(
         (approximate log marginal likelihood with its ``log K!`` term, higher is
         better); for all-discrete models ``g2``, ``chi2``, ``df``, ``n_complete`` and
         ``n_patterns`` (see :func:`pattern_statistics`); then ``n_iter``
-        and ``converged``.
+        and ``converged``; for all-discrete models last ``note``, empty unless
+        ``df <= 0``: the K has as many free parameters as the possible patterns
+        less one support, or more, so G² and χ² have no χ² reference (the note
+        says so, with the numbers).
 
     Examples
     --------
@@ -85,9 +88,12 @@ def compare_components(
         fit = model.cluster(X, K, **options)
         fits[K] = fit
         row = {"n_components": K, **_criteria(fit), "cheeseman_stutz": cheeseman_stutz(fit, X)}
-        if not _unpatterned_kinds(fit):
+        patterned = not _unpatterned_kinds(fit)
+        if patterned:
             row.update(pattern_statistics(fit, X))
         row.update({"n_iter": fit.n_iter, "converged": fit.converged})
+        if patterned:
+            row["note"] = _saturation_note(row["df"], row["n_parameters"])
         rows.append(row)
     table = pd.DataFrame(rows).set_index("n_components")
     return (table, fits) if return_fits else table
@@ -168,6 +174,18 @@ def compare_covariances(
     return (table, fits) if return_fits else table
 
 
+def _saturation_note(df: int, n_parameters: int) -> str:
+    """The ``note`` of a row of pattern statistics: empty when ``df`` > 0, else why
+    G² and χ² have no χ² reference (the free parameters use up the pattern cells)."""
+    if df > 0:
+        return ""
+    cells = df + n_parameters + 1
+    return (
+        f"df = {df} <= 0: {n_parameters} free parameters, and the {cells} possible "
+        f"patterns support at most {cells - 1}; g2 and chi2 have no chi-square reference"
+    )
+
+
 def _check_k_range(X, k_min, k_max, options: dict, caller: str) -> None:
     """Refuse, before anything is fitted, a ``k_min``/``k_max`` that is not a whole
     number with 1 <= k_min <= k_max, or a ``k_max`` beyond the rows of an in-memory
@@ -189,6 +207,10 @@ def _check_k_range(X, k_min, k_max, options: dict, caller: str) -> None:
     if is_dask(X):  # its rows are counted where they are
         return
     n_rows = Table(X, feature_names=options.get("feature_names")).n_rows
+    if n_rows == 0:
+        raise InputError(
+            f"X has no rows, so {caller} has nothing to cluster. Check how X was read or filtered."
+        )
     if k_max > n_rows:
         raise InputError(
             f"k_max={k_max} exceeds the {n_rows} rows of X: a mixture has at most one "

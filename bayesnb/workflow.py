@@ -12,6 +12,7 @@ The command line only formats these tables.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -21,7 +22,8 @@ import pandas as pd
 from bayesnb._data import Table, declare
 from bayesnb._progress import progress
 from bayesnb.errors import InputError, UnseenValuesWarning
-from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, m_estimate
+from bayesnb.families._kernels import _plain
+from bayesnb.priors import Dirichlet, ZeroProbabilityWarning, m_estimate, random_generator
 
 #: The estimators :func:`compare` runs: (name, estimate, how the prior strength s
 #: and the number t of a feature's values set its Dirichlet prior; None for none).
@@ -71,8 +73,9 @@ def compare(
         empty: an :class:`~bayesnb.errors.InputError`). As with scikit-learn's
         ``StratifiedKFold``, more folds than the rows of the smallest class warns
         (some test folds then hold none of it).
-    random_state : int
-        The folds' and the subsamples' seed.
+    random_state : int or numpy Generator
+        The folds' and the subsamples' seed, an int >= 0 (else an
+        :class:`~bayesnb.errors.InputError`).
 
     Returns
     -------
@@ -80,10 +83,42 @@ def compare(
         One row per estimator, prior strength and training size: ``estimator``,
         ``prior_strength`` (NaN for ML), ``train_size``, ``n_train``, ``accuracy``,
         ``log_loss``, ``brier``, ``calibration_error`` (the expected calibration
-        error over 10 bins) and ``no_posterior`` (the share of test rows with
-        likelihood 0 under every class, which maximum likelihood gives a value never
-        seen with a class in training; they are scored as the uniform guess), each
-        the mean over the folds.
+        error over 10 bins) and ``no_posterior`` (the share of test rows with no
+        posterior, see below), each the mean over the folds.
+
+    Warns
+    -----
+    UserWarning
+        When an estimator cannot be fitted on some training folds (below), naming
+        it, how many of its fits failed and the first reason; and when some class
+        has fewer rows than ``n_splits``.
+
+    Notes
+    -----
+    *Rows with no posterior.* Maximum likelihood gives likelihood 0 under every
+    class to a test row that holds, for each class, some value never seen with that
+    class in training (though seen with another: a value never seen at all is
+    skipped). Such a row is scored as the uniform guess over the classes of the
+    training fold (K of them): probability 1/K for each, so log loss log K, Brier
+    score 1 - 1/K, and accuracy 1/K (the expected accuracy of a guess at random;
+    a class absent from the training fold has probability 0). It counts in
+    ``no_posterior``.
+
+    *Ties.* Accuracy counts a row whose highest probability is shared by j classes
+    as 1/j of a hit when its class is one of them, 0 otherwise (a tie broken at
+    random), so no label wins a tie by its name or its sort order. A row with no
+    posterior is a tie of all K classes.
+
+    *Fits that fail.* An estimator may be undefined on a training fold although
+    the others are not: maximum likelihood on a Gaussian column with zero variance
+    in some class (every training row of the class holds the same value; its
+    density would be infinite), the posterior mean with too few rows for the
+    variance's mean to exist, a singular covariance. Such a fold is not an error:
+    every one of its test rows is scored as having no posterior (the uniform guess
+    above, ``no_posterior`` 1 for the fold), the other estimators are scored as
+    usual, and a warning gives the reason. Only when every fit of every estimator
+    fails is the first failure raised, as an :class:`~bayesnb.errors.InputError`
+    (the data, not an estimator, is then at fault).
 
     Examples
     --------
@@ -121,7 +156,7 @@ def compare(
     labels = sorted(y.unique(), key=str)
     codes = np.array([labels.index(v) for v in y])
     X = data.drop(columns=target)
-    rng = np.random.default_rng(random_state)
+    rng = random_generator(random_state)
     folds = _stratified_folds(codes, n_splits, rng, labels, target)
     rows = []
     declared = declare(features, Table(X))  # the families, inferred once from all rows
@@ -134,15 +169,50 @@ def compare(
         for size in train_sizes
     }
     n_fits = (1 + (len(ESTIMATORS) - 1) * len(strengths)) * len(train_sizes) * len(folds)
+    failures: list[tuple[str, InputError]] = []  # (estimator, why its fit failed)
     with progress(n_fits, "cross-validating the estimators") as advance:
-        folded = _Folds(X, y, codes, labels, folds, declared, n_values, advance)
+        folded = _Folds(X, y, codes, labels, folds, declared, n_values, advance, failures)
         for name, estimate, prior_of in ESTIMATORS:
             for strength in [np.nan] if prior_of is None else strengths:
                 for size in train_sizes:
                     rows.append(
                         folded.scores(subsets[size], name, estimate, prior_of, strength, size)
                     )
+    per_estimator = {
+        name: (1 if prior_of is None else len(strengths)) * len(train_sizes) * len(folds)
+        for name, _, prior_of in ESTIMATORS
+    }
+    _report_failures(failures, per_estimator)
     return pd.DataFrame(rows)
+
+
+def _report_failures(failures: list, per_estimator: dict) -> None:
+    """Raise the first failure when every fit of every estimator failed (the data
+    is at fault, not an estimator); else warn once per estimator whose fits failed,
+    with how many of its ``per_estimator[name]`` fits and the first reason."""
+    if not failures:
+        return
+    if len(failures) == sum(per_estimator.values()):
+        raise failures[0][1]
+    by_name: dict[str, list] = {}
+    for name, err in failures:
+        by_name.setdefault(name, []).append(err)
+    for name, errors in by_name.items():
+        warnings.warn(
+            f"compare: the {name!r} estimator could not be fitted on {len(errors)} of its "
+            f"{per_estimator[name]} training folds ({_reason(errors[0])}); their test rows "
+            "are scored as the uniform guess and counted in no_posterior.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _reason(err: Exception) -> str:
+    """The first sentence of an error's message: what went wrong, without its remedy
+    (which names a Python option)."""
+    text = " ".join(str(err).split())
+    match = re.search(r"\.(\s|$)", text)
+    return text[: match.start()] if match else text
 
 
 def _subsample(train: np.ndarray, codes: np.ndarray, size: float, rng) -> np.ndarray:
@@ -161,8 +231,9 @@ def _subsample(train: np.ndarray, codes: np.ndarray, size: float, rng) -> np.nda
 class _Folds:
     """What every row of :func:`compare` shares: the rows ``X`` and labels ``y`` (with
     their ``codes`` into ``labels``), the test ``folds``, the ``declared`` families
-    with the ``n_values`` of each discrete feature, and the progress bar's
-    ``advance``."""
+    with the ``n_values`` of each discrete feature, the progress bar's
+    ``advance``, and the list ``failures`` that collects ``(estimator, error)`` of
+    every fit that failed."""
 
     X: pd.DataFrame
     y: pd.Series
@@ -172,6 +243,7 @@ class _Folds:
     declared: list
     n_values: dict
     advance: object
+    failures: list
 
     def scores(self, subsets, name, estimate, prior_of, strength, size) -> dict:
         """One row of :func:`compare`: the scores of one estimator, prior strength and
@@ -187,8 +259,13 @@ class _Folds:
             with warnings.catch_warnings():  # (zeros and unseen values: scored)
                 warnings.simplefilter("ignore", ZeroProbabilityWarning)
                 warnings.simplefilter("ignore", UnseenValuesWarning)
-                fit = model.fit(X.iloc[train], y.iloc[train], estimate=estimate)
-                proba, dead = _aligned(fit, X.iloc[test], self.labels)
+                try:
+                    fit = model.fit(X.iloc[train], y.iloc[train], estimate=estimate)
+                except InputError as err:  # undefined on this fold: no posterior anywhere
+                    self.failures.append((name, err))
+                    proba, dead = _undecided(codes[train], len(test), len(self.labels)), 1.0
+                else:
+                    proba, dead = _aligned(fit, X.iloc[test], self.labels)
             scores.append({**_scores(codes[test], proba), "no_posterior": dead})
             self.advance()
         n_train = round(float(np.mean([len(train) for train in subsets])))
@@ -271,12 +348,26 @@ def _aligned(fit, X, labels) -> tuple[np.ndarray, float]:
     return out, float(np.mean(dead))
 
 
+def _undecided(train_codes: np.ndarray, n_test: int, n_labels: int) -> np.ndarray:
+    """The uniform guess over the classes of the training rows (codes
+    ``train_codes``), for ``n_test`` rows: what a fold whose fit failed predicts."""
+    present = np.zeros(n_labels)
+    present[np.unique(train_codes)] = 1.0
+    return np.tile(present / present.sum(), (n_test, 1))
+
+
 def _scores(truth: np.ndarray, proba: np.ndarray) -> dict:
+    """Accuracy, log loss, Brier score and expected calibration error of the
+    probabilities ``proba`` (rows, classes) of the true classes ``truth``. A row whose
+    highest probability j classes share is 1/j of a hit if its class is among them
+    (a tie broken at random: the uniform guess of a row with no posterior is right
+    with probability 1/K, whatever the labels)."""
     n, K = proba.shape
     picked = proba[np.arange(n), truth]
     onehot = np.eye(K)[truth]
     top = proba.max(axis=1)
-    hit = proba.argmax(axis=1) == truth
+    tied = proba == top[:, None]
+    hit = tied[np.arange(n), truth] / tied.sum(axis=1)
     bins = np.clip((top * 10).astype(int), 0, 9)
     ece = sum(
         abs(hit[bins == b].mean() - top[bins == b].mean()) * np.mean(bins == b)
@@ -311,15 +402,25 @@ def _stratified_folds(
     if n_splits > sizes[largest]:
         raise InputError(
             f"n_splits={n_splits} is more than the {sizes[largest]} rows of the largest "
-            f"class of {target!r} ({labels[largest]!r}), so {n_splits - sizes[largest]} "
-            f"test fold(s) would be empty. Give n_splits <= {sizes[largest]}."
+            f"class of {target!r} ({_plain(labels[largest])!r}), so "
+            f"{n_splits - sizes[largest]} test fold(s) would be empty. Give n_splits <= "
+            f"{sizes[largest]}."
         )
     if n_splits > sizes[smallest]:
+        if sizes[smallest] >= 2:
+            remedy = f"Give n_splits <= {sizes[smallest]} to test every class in every fold."
+        else:  # no number of folds (at least 2) tests a class of one row in every fold
+            single = int(np.sum(sizes == 1))
+            remedy = (
+                f"{single} of the {len(labels)} classes have a single row, which no "
+                "number of folds (at least 2) tests in every fold: drop or merge those "
+                f"rows, or check that {target!r} holds classes ({len(labels)} distinct "
+                f"values in {len(codes)} rows)."
+            )
         warnings.warn(
-            f"The least populated class of {target!r}, {labels[smallest]!r}, has only "
-            f"{sizes[smallest]} row(s), fewer than n_splits={n_splits}: some test folds "
-            f"hold none of it. Give n_splits <= {sizes[smallest]} to test every class in "
-            "every fold.",
+            f"The least populated class of {target!r}, {_plain(labels[smallest])!r}, has "
+            f"only {sizes[smallest]} row(s), fewer than n_splits={n_splits}: some test "
+            f"folds hold none of it. {remedy}",
             UserWarning,
             stacklevel=3,
         )
@@ -397,6 +498,7 @@ def cluster_report(
     ks = sorted({int(k) for k in k_values})
     if not ks or ks[0] < 1 or ks != list(range(ks[0], ks[-1] + 1)):
         raise InputError(f"k_values must be consecutive ints >= 1; got {list(k_values)!r}.")
+    _check_rows_for_k(data, ks, options)
     model = NaiveBayes() if model is None else model
     with progress(len(ks), "fitting the mixtures over K") as advance:
         rows, fits = [], {}
@@ -423,3 +525,26 @@ def cluster_report(
         out["mcmc"] = mcmc
         out["em_vs_mcmc"] = compare_fits({"EM": fits[k], "MCMC": mcmc})
     return out
+
+
+def _check_rows_for_k(data, ks: list[int], options: dict) -> None:
+    """Refuse, before anything is fitted, in-memory ``data`` with no rows or with
+    fewer rows than the largest K of ``ks`` (a mixture has at most one component per
+    row)."""
+    from bayesnb.dask import is_dask
+
+    if is_dask(data):  # its rows are counted where they are
+        return
+    n_rows = Table(data, feature_names=options.get("feature_names")).n_rows
+    if n_rows == 0:
+        raise InputError(
+            "data has no rows, so there is nothing to cluster. Check how the data was "
+            "read or filtered."
+        )
+    if ks[-1] > n_rows:
+        first = min(ks[0], n_rows)
+        raise InputError(
+            f"k_values run to K={ks[-1]}, but data has {n_rows} row(s): a mixture has at "
+            f"most one component per row. Give k_values within 1..{n_rows}, e.g. "
+            f"range({first}, {n_rows + 1})."
+        )

@@ -144,7 +144,7 @@ def test_a_corrupt_parquet_page_is_one_line_and_status_2(tmp_path):
     "args, message",
     [
         (("--target", "a"), "data has no rows (its columns are ['a', 'b', 'c'])"),
-        (("--target", "play", "--folds", "20"), "n_splits=20 is more than the 9 rows"),
+        (("--target", "play", "--folds", "20"), "--folds 20 is more than the 9 rows"),
     ],
 )
 def test_compare_refuses_too_few_rows_for_the_folds(args, message, tmp_path, tennis_tsv):

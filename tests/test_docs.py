@@ -144,4 +144,4 @@ def test_documentation_example_runs(page, code, tmp_path, monkeypatch):
         # the pages show maximum-likelihood fits and a one-iteration EM, and say so
         warnings.simplefilter("ignore", ZeroProbabilityWarning)
         warnings.simplefilter("ignore", ConvergenceWarning)
-        exec(compile(code, str(DOCS / page), "exec"), {})
+        exec(compile(code, str(DOCS / page), "exec"), {"__name__": "__main__"})

@@ -18,4 +18,4 @@ def test_readme_example_runs(code, tmp_path, monkeypatch):
         from bayesnb import ZeroProbabilityWarning
 
         warnings.simplefilter("ignore", ZeroProbabilityWarning)
-        exec(compile(code, str(README), "exec"), {})
+        exec(compile(code, str(README), "exec"), {"__name__": "__main__"})
