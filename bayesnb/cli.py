@@ -102,7 +102,7 @@ def _check_seed(random_state: int) -> None:
     try:
         random_generator(random_state, "--random-state")
     except InputError as err:
-        raise Usage(f"{err} Give a seed >= 0, e.g. --random-state 0.") from None
+        raise Usage(str(err)) from None
 
 
 # -- reading input ---------------------------------------------------------------------------

@@ -110,7 +110,10 @@ def random_generator(value, name: str = "random_state") -> np.random.Generator:
             f"({type(value).__name__}). Give e.g. {name}=0."
         )
     if seed and value < 0:
-        raise InputError(f"{name} must be an int >= 0; got {value!r}.")
+        example = f"{name} 0" if name.startswith("--") else f"{name}=0"  # an option's or not
+        raise InputError(
+            f"{name} must be an int >= 0; got {int(value)}. Give a seed >= 0, e.g. {example}."
+        )
     return value if isinstance(value, np.random.Generator) else np.random.default_rng(value)
 
 

@@ -111,7 +111,11 @@ def test_when_every_fit_fails_the_first_failure_is_raised():
 def test_a_negative_seed_is_an_input_error_before_any_fit():
     """numpy's own "expected non-negative integer" used to escape; the check is the
     one every seed of the package gets."""
-    with pytest.raises(errors.InputError, match=r"^random_state must be an int >= 0; got -1\.$"):
+    with pytest.raises(
+        errors.InputError,
+        match=r"^random_state must be an int >= 0; got -1\. Give a seed >= 0, e\.g\. "
+        r"random_state=0\.$",
+    ):
         bnb.compare(CHILDREN, "y", n_splits=2, random_state=-1)
 
 
