@@ -116,10 +116,24 @@ class Table:
         """``{column: dtype}`` of a DataFrame; None for an array or a sparse matrix."""
         return dict(zip(self.names, self.dtypes(), strict=True)) if self.is_frame else None
 
+    def index_labels(self) -> np.ndarray | None:
+        """A frame's index as plain labels (numbers, text or naive datetimes, which an
+        xarray coordinate holds and netCDF stores), else None: an array, a sparse
+        matrix, a MultiIndex, time-zone-aware or mixed labels."""
+        if not self.is_frame or isinstance(self.data.index, pd.MultiIndex):
+            return None
+        labels = self.data.index.to_numpy()
+        if labels.dtype.kind in "biufMU":
+            return labels
+        if labels.dtype.kind == "O" and all(isinstance(v, str) for v in labels):
+            return labels.astype(str)
+        return None
+
     def row_labels(self) -> np.ndarray:
-        """The rows' labels in a posterior's ``row`` coordinate: a frame's index, or
-        positions 0..n-1 for an array or a sparse matrix."""
-        return self.data.index.to_numpy() if self.is_frame else np.arange(self.n_rows)
+        """The rows' labels in a posterior's ``row`` coordinate: :meth:`index_labels`,
+        or positions 0..n-1."""
+        labels = self.index_labels()
+        return np.arange(self.n_rows) if labels is None else labels
 
     def check_not_empty(self, rows: bool = True) -> None:
         """Raise unless X has at least one column and (``rows``) one row: a fit needs

@@ -739,7 +739,13 @@ class BayesNet:
                     f"({str(same[0])!r}), and the net names every node by its text. "
                     "Rename one of them."
                 )
-            graph = nx.relabel_nodes(graph, str, copy=True)
+            # relabelled node by node, every node's parents added in their order, which
+            # a table's axes follow (nx.relabel_nodes would add them by source node)
+            named = nx.DiGraph()
+            named.add_nodes_from(str(node) for node in graph)
+            for node in graph:
+                named.add_edges_from((str(p), str(node)) for p in graph.predecessors(node))
+            graph = named
         self.graph = graph
         self.prior = Dirichlet(1.0) if prior is None else prior
         self.order = list(nx.topological_sort(graph))

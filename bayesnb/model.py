@@ -27,7 +27,7 @@ from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikel
 from bayesnb.families import FAMILIES, Family
 from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer, estimate_blocks, estimate_groups, expand
-from bayesnb.families.discrete import UNSEEN_POLICIES
+from bayesnb.families.discrete import NEW_CATEGORY, UNSEEN_POLICIES
 from bayesnb.families.multivariate import DIAGONAL_COVARIANCES
 from bayesnb.priors import (
     ESTIMATES,
@@ -1243,48 +1243,63 @@ _DRAWN_IN_DATA_TYPE = ("bernoulli", "categorical", "multinomial")
 
 def _in_training_type(draws: np.ndarray, dtype, block: Family, j: int):
     """Column ``j``'s ``draws`` in the training column's ``dtype``: a Boolean column's
-    0/1 as Booleans, a pandas categorical's values as that categorical (over the
-    block's categories, so a loaded fit or a Dask fit gives the same), a nullable or
-    string column in its own dtype. An object column's draws, or draws of the
-    ``"<new>"`` cell outside a categorical's categories, stay as they are."""
-    if dtype == np.dtype(object):
+    0/1 as Booleans, a pandas categorical's values as that categorical (its own
+    categories, in their order; a Dask frame's unknown ones are the block's), a
+    nullable or string column in its own dtype. An object column's draws stay as they
+    are, and so do draws that hold the ``"<new>"`` cell of ``unseen="predictive"``,
+    which is no value of the column's type."""
+    if dtype == np.dtype(object) or _holds_new_cell(draws, block):
         return draws
     if isinstance(dtype, pd.CategoricalDtype):
-        cats = getattr(block, "column_categories", None)
-        cats = list(cats[j]) if cats is not None else block.category_labels()
-        codes = pd.Index(cats, tupleize_cols=False).get_indexer(draws)
-        if (codes < 0).any():
-            return draws
-        return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(cats, dtype.ordered))
+        cats = dtype.categories
+        if cats is None or "__UNKNOWN_CATEGORIES__" in cats:
+            cats = getattr(block, "column_categories", None)
+            cats = list(cats[j]) if cats is not None else block.category_labels()
+            dtype = pd.CategoricalDtype(cats, dtype.ordered)
+        codes = dtype.categories.get_indexer(draws)
+        return draws if (codes < 0).any() else pd.Categorical.from_codes(codes, dtype=dtype)
     return pd.Series(draws, copy=False).astype(dtype).array
 
 
+def _holds_new_cell(draws: np.ndarray, block: Family) -> bool:
+    """Whether a block under ``unseen="predictive"`` drew its ``"<new>"`` cell."""
+    if getattr(block, "unseen", None) != "predictive":
+        return False
+    return any(isinstance(v, str) and v == NEW_CATEGORY for v in pd.unique(draws))
+
+
 def _dtypes_config(dtypes: dict) -> dict:
-    """``column_dtypes`` as JSON: a dtype's name, ``"category"`` or ``"ordered
-    category"`` (the categories are the feature's own)."""
-    return {
-        str(col): (
-            ("ordered category" if d.ordered else "category")
-            if isinstance(d, pd.CategoricalDtype)
-            else str(d)
-        )
-        for col, d in dtypes.items()
-    }
+    """``column_dtypes`` as JSON: a dtype's name, or a categorical's categories (in
+    their order) and whether they are ordered."""
+    out = {}
+    for col, d in dtypes.items():
+        if isinstance(d, pd.CategoricalDtype):
+            cats = None if d.categories is None else list(d.categories)
+            known = cats is not None and "__UNKNOWN_CATEGORIES__" not in cats
+            out[str(col)] = {
+                "categories": _encode_values(cats, f"column {col!r}") if known else None,
+                "ordered": bool(d.ordered),
+            }
+        else:
+            out[str(col)] = str(d)
+    return out
 
 
 def _dtypes_from_config(value) -> dict:
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise ModelFileError(f"'column_dtypes' must map columns to dtype names; got {value!r}.")
+    if not isinstance(value, dict):
+        raise ModelFileError(f"'column_dtypes' must map columns to dtypes; got {value!r}.")
     out = {}
-    for col, name in value.items():
-        if name in ("category", "ordered category"):
-            out[col] = pd.CategoricalDtype(ordered=name == "ordered category")
+    for col, spec in value.items():
+        if isinstance(spec, dict) and set(spec) == {"categories", "ordered"}:
+            cats = spec["categories"]
+            cats = None if cats is None else _decode_values(cats, f"column {col!r}")
+            out[col] = pd.CategoricalDtype(cats, ordered=bool(spec["ordered"]))
             continue
         try:
-            out[col] = pd.api.types.pandas_dtype(name)
+            out[col] = pd.api.types.pandas_dtype(spec)
         except TypeError:
             raise ModelFileError(
-                f"'column_dtypes' gives column {col!r} the dtype {name!r}, which pandas does "
+                f"'column_dtypes' gives column {col!r} the dtype {spec!r}, which pandas does "
                 "not know."
             ) from None
     return out

@@ -496,8 +496,10 @@ class NaiveBayesFit(FittedModel):
             * ``constant_data``: the rows' ``sample_weight``, when the fit had weights.
 
             The ``row`` coordinate holds the training frame's index labels (every
-            batch's in turn, after :meth:`update`), or positions 0..n-1 for an
-            array.
+            batch's in turn, after :meth:`update`) when they are numbers, text or
+            naive datetimes, of one kind over the batches (so that the tree saves to
+            netCDF); else positions 0..n-1 (an array, a MultiIndex, time-zone-aware
+            or mixed labels).
 
             A block whose draws would hold more than ``2**25`` values (draws x rows x
             columns: a vocabulary of word counts) is left out of ``observed_data``

@@ -320,12 +320,14 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
 
 
 def _row_labels(training: list, n_total: int) -> np.ndarray:
-    """The ``row`` coordinate of the training rows: every batch's
-    :meth:`~bayesnb._data.Table.row_labels` in turn, as :func:`posterior_predict`
-    labels new rows; positions 0..n-1 when one batch was not a frame."""
-    if all(batch.table.is_frame for batch in training):
-        return np.concatenate([batch.table.row_labels() for batch in training])
-    return np.arange(n_total)
+    """The ``row`` coordinate of the training rows: every batch's plain index labels
+    (:meth:`~bayesnb._data.Table.index_labels`) in turn, when all are of one kind
+    (numbers, text or datetimes); else positions 0..n-1."""
+    labels = [batch.table.index_labels() for batch in training]
+    if any(v is None for v in labels):
+        return np.arange(n_total)
+    kinds = {"n" if v.dtype.kind in "biuf" else v.dtype.kind for v in labels}
+    return np.concatenate(labels) if len(kinds) == 1 else np.arange(n_total)
 
 
 def _pointwise(fit, table, codes, class_log_prob, params) -> np.ndarray:
@@ -449,7 +451,7 @@ def posterior_predict(fit, X, draws: int, chains: int, random_state) -> xr.DataA
             "likelihood is 0 (or not a number) under every class there, a value too "
             "large in magnitude for the densities. Rescale that row's features."
         )
-    rows = X.index.to_numpy() if fit.is_frame and hasattr(X, "index") else np.arange(n)
+    rows = table.row_labels()
     return xr.DataArray(
         out.reshape(chains, draws, n, k),
         dims=("chain", "draw", "row", fit.label_dim),

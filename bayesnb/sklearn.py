@@ -789,9 +789,10 @@ class CategoricalNB(_Smoothed, NaiveBayesClassifier):
 
     def _declaration(self, X):
         alpha, estimate = self._smoothing()
+        names = self._array_names(X) or _default_names(X.shape[1])
         return {
-            f"x{j}": Categorical(Dirichlet(alpha), categories=range(int(n)), estimate=estimate)
-            for j, n in enumerate(self._n_categories(X))
+            name: Categorical(Dirichlet(alpha), categories=range(int(n)), estimate=estimate)
+            for name, n in zip(names, self._n_categories(X), strict=True)
         }
 
     def _before_update(self, X) -> None:

@@ -408,3 +408,17 @@ def test_log_prob_of_a_row_an_ml_table_rules_out_is_minus_infinity_quietly():
         scores = net.log_prob(pd.DataFrame({"a": [1, 0], "b": [0, 0]}))
     # P(a=1) P(b=0 | a=1) = 1/2 * 0; P(a=0) P(b=0 | a=0) = 1/2 * 1/2
     np.testing.assert_array_equal(scores, [-np.inf, math.log(0.25)])
+
+
+def test_integer_nodes_keep_the_parents_order_a_table_is_given_in():
+    graph = nx.DiGraph()
+    graph.add_nodes_from([0, 1, 2])
+    graph.add_edge(1, 2)
+    graph.add_edge(0, 2)  # predecessors(2) == [1, 0]: the table's axes (1, 0, 2)
+    table = np.zeros((2, 2, 2))
+    table[..., 0] = 1.0
+    table[1, 0] = [0.0, 1.0]  # node 2 is 1 only where node 1 is 1 and node 0 is 0
+    net = bn.BayesNet.from_cpts(graph, {0: [0.5, 0.5], 1: [0.5, 0.5], 2: table})
+    np.testing.assert_array_equal(net.query(2, {1: 1, 0: 0}).values, [0.0, 1.0])
+    np.testing.assert_array_equal(net.query(2, {1: 0, 0: 1}).values, [1.0, 0.0])
+    assert list(net.graph.predecessors("2")) == ["1", "0"]

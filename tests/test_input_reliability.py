@@ -605,3 +605,30 @@ def test_a_class_without_values_of_a_gaussian_column_takes_its_default_prior():
     a_var = float(fit.params["age_var"].sel(class_label="a"))
     assert a_var == pytest.approx((134 / 3 + 67) / 1.5, rel=1e-12)
     assert np.isfinite(fit.predict_proba(X)).all()
+
+
+@pytest.mark.parametrize("unit", ["ns", "us", "s"])
+def test_a_datetime_column_declared_categorical_counts_its_values(unit):
+    days = pd.to_datetime(["2020-01-01", "2021-01-01"] * 3).astype(f"datetime64[{unit}]")
+    X = pd.DataFrame({"d": days})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = bnb.NaiveBayes({"d": bnb.Categorical()}).fit(X, list("aaabbb"), estimate="mean")
+        proba = fit.predict_proba(X.iloc[:1])
+    # a: 2020 twice, 2021 once; b the other way: Dirichlet(1) means 3/5 and 2/5
+    np.testing.assert_array_equal(fit.counts["d"].values, [[2, 1], [1, 2]])
+    np.testing.assert_allclose(proba, [[0.6, 0.4]], rtol=1e-12)
+
+
+def test_a_new_value_of_the_categories_kind_does_not_warn_of_its_type():
+    import datetime
+
+    days = pd.Series([datetime.datetime(2020, 1, 1), datetime.datetime(2021, 1, 1)] * 3)
+    fit = bnb.NaiveBayes({"d": bnb.Categorical()}).fit(pd.DataFrame({"d": days}), list("aaabbb"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a Timestamp is a date as a datetime is
+        proba = fit.predict_proba(pd.DataFrame({"d": pd.Series([pd.Timestamp("2022-01-01")])}))
+    np.testing.assert_allclose(proba, [[0.5, 0.5]], rtol=1e-12)
+    text = bnb.NaiveBayes().fit(pd.DataFrame({"s": ["a", "b"] * 3}), list("aaabbb"))
+    with pytest.warns(errors.UnseenValuesWarning, match=r"holds b'a' \(bytes\).*are text"):
+        text.predict_proba(pd.DataFrame({"s": pd.Series([b"a"], dtype=object)}))

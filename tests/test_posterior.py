@@ -328,6 +328,27 @@ def test_rows_are_labelled_by_the_frame_index_and_loo_pit_takes_the_target(mixed
     )
 
 
+@pytest.mark.parametrize(
+    "index",
+    [
+        pd.MultiIndex.from_arrays([["a", "b"] * 30, range(60)]),
+        pd.date_range("2024-01-01", periods=60, tz="UTC"),
+        pd.Index([(i, "x") for i in range(60)], tupleize_cols=False),
+    ],
+)
+def test_rows_of_other_indexes_are_positions_and_the_groups_save(mixed, index, tmp_path):
+    df, y, _ = mixed
+    fit = mixed_model().fit(df.set_axis(index), y)
+    tree = fit.posterior(draws=5, chains=2, random_state=0)
+    assert tree["log_likelihood"]["row"].values.tolist() == list(range(len(df)))
+    for name, group in tree.children.items():  # each group stores (netCDF3: no groups)
+        group.to_dataset().to_netcdf(tmp_path / f"{name}.nc", engine="scipy")
+    # batches whose labels are of different kinds: positions too
+    later = df.iloc[:4].set_axis(pd.date_range("2024-01-01", periods=4))
+    mixed_kinds = mixed_model().fit(df, y).update(later, y[:4]).posterior(draws=5)
+    assert mixed_kinds["observed_data"]["row"].values.tolist() == list(range(len(df) + 4))
+
+
 def test_every_family_and_sparse_counts():
     rng = np.random.default_rng(2)
     n = 40

@@ -414,3 +414,27 @@ def test_a_draw_of_the_new_cell_keeps_the_categorical_column_as_values():
     # "<new>" is no category of the training column: the values stay plain labels
     assert not isinstance(drawn.dtype, pd.CategoricalDtype)
     assert set(drawn) == {"a", "b", "<new>"}
+
+
+@pytest.mark.parametrize(
+    "column",
+    [pd.Series([True, False, True, True]), pd.Series([0, 1, 1, 1], dtype="uint8")],
+)
+def test_the_new_cell_is_drawn_as_itself_beside_a_typed_column(column):
+    model = bnb.NaiveBayes({"c": bnb.Categorical(unseen="predictive", alpha_new=5.0)})
+    drawn = model.density(pd.DataFrame({"c": column})).sample(20_000, random_state=0)["c"]
+    # P(<new>) = alpha_new / (n + 2 + alpha_new) = 5/11 under the posterior mean
+    share = float((drawn == "<new>").mean())
+    assert abs(share - 5 / 11) < 4 * math.sqrt(5 / 11 * 6 / 11 / len(drawn))
+    assert set(drawn) == {"<new>", *column.tolist()}
+
+
+def test_a_bernoulli_on_a_categorical_keeps_its_categories_and_order(tmp_path):
+    X = pd.DataFrame(
+        {"c": pd.Categorical(["n", "y", "y", "n"], categories=["y", "n", "maybe"], ordered=True)}
+    )
+    fit = bnb.NaiveBayes({"c": bnb.Bernoulli()}).density(X)
+    fit.save(tmp_path / "c.nc")
+    for drawn in (fit.sample(50, random_state=0), bnb.load(tmp_path / "c.nc").sample(50)):
+        assert drawn["c"].dtype == X["c"].dtype  # categories y < n < maybe, ordered
+        assert set(drawn["c"]) == {"y", "n"}

@@ -319,3 +319,19 @@ def test_a_single_number_as_sample_weight_weighs_every_row_as_scikit_learn_does(
     np.testing.assert_allclose(a.class_count_, b.class_count_, **TIGHT)
     np.testing.assert_allclose(a.class_count_, 2.5 * np.bincount(Y), **TIGHT)
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "BernoulliNB", "MultinomialNB", "CategoricalNB"])
+def test_a_frame_fits_and_updates_as_scikit_learn_does(name):
+    X = pd.DataFrame(DATA[name], columns=[f"c{j}" for j in range(DATA[name].shape[1])])
+    a, b = pair(name)
+    half = N // 2
+    a.partial_fit(X.iloc[:half], Y[:half], classes=[0, 1, 2])
+    b.partial_fit(X.iloc[:half], Y[:half], classes=[0, 1, 2])
+    a.partial_fit(X.iloc[half:], Y[half:])
+    b.partial_fit(X.iloc[half:], Y[half:])
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-7, atol=1e-12)
+    assert a.fit_.feature_names == list(X.columns)  # the frame's names, in its messages too
+    a.fit(X, Y)
+    b.fit(X, Y)
+    assert_same(a, b, X)

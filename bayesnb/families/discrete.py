@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import datetime
 import functools
 import itertools
 import warnings
@@ -2059,7 +2060,12 @@ def _observed_categories(data, columns: list) -> list[list]:
 def _distinct_values(col: pd.Series, column) -> list:
     """The sorted distinct observed values of ``col`` (named ``column`` in errors)."""
     try:
-        values = pd.unique(col.dropna()).tolist()
+        distinct = pd.unique(col.dropna())
+        # datetimes and durations as pandas' scalars: NumPy's tolist turns a
+        # nanosecond datetime64 into an integer, which no value of the column equals
+        values = (
+            pd.Index(distinct).tolist() if distinct.dtype.kind in "mM" else distinct.tolist()
+        )
     except TypeError:  # unhashable entries (lists, dicts, sets)
         bad = next(v for v in col if not isinstance(v, Hashable))
         raise InputTypeError(
@@ -2071,12 +2077,20 @@ def _distinct_values(col: pd.Series, column) -> list:
 
 
 def _value_kind(value) -> str:
-    """ "text", "Boolean" or "number" for a category value; another type's name."""
-    if isinstance(value, (str, bytes)):
+    """The kind of a category value: "text", "bytes", "Boolean", "number", "date/time"
+    or "duration" (of any of their Python, NumPy or pandas types); another type's
+    name."""
+    if isinstance(value, str):
         return "text"
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, bytes):
+        return "bytes"
+    if isinstance(value, bool | np.bool_):
         return "Boolean"
-    if isinstance(value, (int, float, np.number)):
+    if isinstance(value, datetime.datetime | datetime.date | np.datetime64):
+        return "date/time"
+    if isinstance(value, datetime.timedelta | np.timedelta64):
+        return "duration"
+    if isinstance(value, int | float | np.number):
         return "number"
     return type(value).__name__
 
