@@ -2063,9 +2063,7 @@ def _distinct_values(col: pd.Series, column) -> list:
         distinct = pd.unique(col.dropna())
         # datetimes and durations as pandas' scalars: NumPy's tolist turns a
         # nanosecond datetime64 into an integer, which no value of the column equals
-        values = (
-            pd.Index(distinct).tolist() if distinct.dtype.kind in "mM" else distinct.tolist()
-        )
+        values = pd.Index(distinct).tolist() if distinct.dtype.kind in "mM" else distinct.tolist()
     except TypeError:  # unhashable entries (lists, dicts, sets)
         bad = next(v for v in col if not isinstance(v, Hashable))
         raise InputTypeError(
