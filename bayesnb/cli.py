@@ -111,9 +111,9 @@ def read_table(path: str) -> pd.DataFrame:
 
     A text table's delimiter is found from its first lines (:func:`_delimiter`): a
     ``.csv`` file separated by ``;``, tabs or ``|`` is read by them, not as one
-    column; a ``;``-separated file whose numbers have decimal commas (``3,6``) is
-    read with decimal commas. A file that cannot be read as its suffix says (empty,
-    not UTF-8, ragged rows, not Parquet) raises an
+    column; a file separated by ``;``, tabs or ``|`` whose numbers have decimal
+    commas (``3,6``) is read with decimal commas. A file that cannot be read as its
+    suffix says (empty, not UTF-8, ragged rows, not Parquet) raises an
     :class:`~bayesnb.errors.InputError` naming it.
     """
     file = Path(path)
@@ -141,7 +141,7 @@ def read_table(path: str) -> pd.DataFrame:
     sep = _delimiter(file, READERS[suffix])
     try:
         frame = pd.read_csv(file, sep=sep)
-        if sep == ";" and _has_decimal_commas(frame):
+        if sep != "," and _has_decimal_commas(frame):
             frame = pd.read_csv(file, sep=sep, decimal=",")
         return frame
     except pd.errors.EmptyDataError:
@@ -195,12 +195,13 @@ def _delimiter(file: Path, default: str) -> str:
     return max(found)[3] if found else default
 
 
-DECIMAL_COMMA = re.compile(r"\s*[+-]?\d*,\d+\s*|\s*[+-]?\d+\s*")
+DECIMAL_COMMA = re.compile(r"\s*[+-]?(\d*,\d+|\d+)([eE][+-]?\d+)?\s*")
 
 
 def _has_decimal_commas(frame: pd.DataFrame) -> bool:
     """Whether a text column of ``frame`` holds only numbers, some with a decimal comma
-    (``3,6``): a ``;``-separated file written with decimal commas."""
+    (``3,6``, ``1,5E-3``): a file separated by ``;``, tabs or ``|`` written with
+    decimal commas."""
     for column in frame.columns:
         values = frame[column].dropna()
         if len(values) == 0 or pd.api.types.is_numeric_dtype(values):

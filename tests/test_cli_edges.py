@@ -125,11 +125,13 @@ def test_a_csv_is_read_by_its_own_delimiter(sep, tmp_path):
         assert f"{value:.4g}" in result.output
 
 
-def test_a_semicolon_csv_with_decimal_commas_is_read_as_numbers(tmp_path):
+@pytest.mark.parametrize("sep", [";", "\t", "|"])
+def test_a_csv_with_decimal_commas_is_read_as_numbers(sep, tmp_path):
     path = tmp_path / "euro.csv"
-    path.write_text("eruptions;waiting;kind\n3,6;79;long\n1,8;54;short\n-0,5;62;short\n")
+    rows = ["eruptions;waiting;kind", "3,6;79;long", "1,5E-3;54;short", "-0,5;62;short"]
+    path.write_text("\n".join(r.replace(";", sep) for r in rows) + "\n")
     frame = cli.read_table(str(path))
-    assert frame["eruptions"].tolist() == [3.6, 1.8, -0.5]
+    assert frame["eruptions"].tolist() == [3.6, 1.5e-3, -0.5]
     assert frame["waiting"].tolist() == [79, 54, 62]
     assert frame["kind"].tolist() == ["long", "short", "short"]
 
