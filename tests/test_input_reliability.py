@@ -632,3 +632,11 @@ def test_a_new_value_of_the_categories_kind_does_not_warn_of_its_type():
     text = bnb.NaiveBayes().fit(pd.DataFrame({"s": ["a", "b"] * 3}), list("aaabbb"))
     with pytest.warns(errors.UnseenValuesWarning, match=r"holds b'a' \(bytes\).*are text"):
         text.predict_proba(pd.DataFrame({"s": pd.Series([b"a"], dtype=object)}))
+
+
+def test_a_text_bernoulli_column_with_pandas_na_leaves_it_out():
+    X = pd.DataFrame({"s": pd.array(["y", "n", pd.NA, "y", "n", "n"], dtype="string")})
+    fit = bnb.NaiveBayes({"s": bnb.Bernoulli()}).fit(X, list("aaabbb"), estimate="mean")
+    # a: y, n (NA left out): (1+1)/(2+2); b: y, n, n: (1+1)/(3+2); P("y") the true value
+    np.testing.assert_allclose(fit.params["s"].values, [0.5, 0.4], rtol=1e-12)
+    np.testing.assert_array_equal(fit.counts["s"].values, [[1, 1], [2, 1]])

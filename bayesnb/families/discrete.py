@@ -530,9 +530,11 @@ class Bernoulli(_Discrete):
         if self.values != (0, 1):
             raw = _as_2d(data.to_numpy(dtype=object) if hasattr(data, "to_numpy") else data)
             x = np.full(raw.shape, np.nan)
-            x[raw == self.values[0]] = 0.0
-            x[raw == self.values[1]] = 1.0
-            bad = np.isnan(x) & ~pd.isna(raw)
+            present = ~pd.isna(raw)  # compared only there: pd.NA == "y" is NA, no bool
+            seen = raw[present]
+            x[present] = np.where(seen == self.values[1], 1.0, np.nan)
+            x[present] = np.where(seen == self.values[0], 0.0, x[present])
+            bad = np.isnan(x) & present
             if bad.any():
                 row, j = np.argwhere(bad)[0]
                 raise InputError(
