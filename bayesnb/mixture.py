@@ -680,7 +680,15 @@ class _Problem:
         def accept(new_sweep: _Sweep, at: _State) -> None:
             history.append(new_sweep.objective)
             slack.append(self.resolution_slack(at))
-            _check_increase(history, self.n, len(history) - 1, restart, max(slack[-2:]))
+            try:
+                _check_increase(history, self.n, len(history) - 1, restart, max(slack[-2:]))
+            except MonotonicityError as err:
+                flat = _nearly_flat(at)
+                if flat is None:
+                    raise
+                raise _CollapseError(  # a decrease of lost digits, not of the M-step
+                    f"EM restart {restart}, iteration {len(history) - 1}: {flat}"
+                ) from err
             accepted[0] = at
 
         failure = None
@@ -958,6 +966,39 @@ def _log_normalized(logp: np.ndarray, segments) -> np.ndarray:
             sizes = np.diff(np.append(segments, logp.shape[-1]))
             total = np.repeat(np.add.reduceat(p, segments, axis=-1), sizes, axis=-1)
         return logp - top - np.log(total)
+
+
+#: A joint Gaussian component whose correlation matrix has an eigenvalue below this
+#: lies nearly on a lower-dimensional set: its densities have lost about half their
+#: digits (see :func:`_nearly_flat`).
+_FLAT_CORRELATION = 1e-8
+
+
+def _nearly_flat(state: _State) -> str | None:
+    """Why a component of ``state`` is collapsing, if one is: a joint Gaussian whose
+    own correlation matrix is nearly singular (smallest eigenvalue below
+    :data:`_FLAT_CORRELATION`), which happens to the maximum-likelihood estimate when
+    a component shrinks onto a line or a plane (with missing values, along a column
+    seen in few rows). A decrease of EM's objective there is the densities' lost
+    digits, and the restart is set aside as collapsed; None otherwise."""
+    for params in state.block_params:
+        if "cov" not in params:
+            continue
+        cov = np.asarray(params["cov"], dtype=float)
+        cov = cov.reshape(-1, *cov.shape[-2:])
+        for k, c in enumerate(cov):
+            sd = np.sqrt(np.diagonal(c))
+            if not np.all(sd > 0):
+                return f"component {k} has a covariance without spread in some column"
+            low = float(np.linalg.eigvalsh(c / np.outer(sd, sd))[0])
+            if low < _FLAT_CORRELATION:
+                return (
+                    f"component {k} is collapsing onto a lower-dimensional set: its "
+                    f"covariance's correlation matrix has the eigenvalue {low:.3g}, so its "
+                    "densities have lost their digits (estimate='ml' has no maximum "
+                    "there; the default estimate='map' keeps the covariance definite)"
+                )
+    return None
 
 
 def _check_increase(

@@ -3,6 +3,8 @@ values as well as the memberships. The oracles are the conditional-Gaussian form
 written out (with an explicit inverse), scipy's densities and optimizer on the
 observed values' likelihood, and the closed forms of a diagonal Gaussian."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,8 +32,14 @@ def _three(n=60, seed=3) -> pd.DataFrame:
     return pd.DataFrame(values, columns=["p", "q", "r"])
 
 
-def _bound(X: pd.DataFrame, covariance="full"):
-    return bnb.MultivariateGaussian(covariance=covariance).bind("X", list(X.columns), X)
+def _bound(X: pd.DataFrame, covariance="full", prior=None):
+    family = bnb.MultivariateGaussian(prior, covariance=covariance)
+    return family.bind("X", list(X.columns), X)
+
+
+#: A declared scale for the examples of a few rows, whose columns are observed in fewer
+#: than d + 1 rows (under the default prior a full covariance refuses them).
+DECLARED = bnb.NormalInverseWishart(psi=np.eye(2))
 
 
 # -- the E-step's expected statistics -------------------------------------------------
@@ -370,7 +378,7 @@ def test_drawn_statistics_complete_each_row_from_its_conditional_gaussian():
     by hand), so the drawn scatter of a class holding it alone is 0 and its mean is
     the draw."""
     X = pd.DataFrame({"p": [1.0, 3.0], "q": [2.0, np.nan]})
-    block = _bound(X)
+    block = _bound(X, prior=DECLARED)
     at = {"mu": np.array([[1.0, 2.0]] * 2), "cov": np.array([[[4.0, 3.0], [3.0, 9.0]]] * 2)}
     resp = np.array([[1.0, 0.0], [0.0, 1.0]])  # row 1 alone in class 1
     enc = block.encode(X)
@@ -455,7 +463,7 @@ def test_a_covariance_without_a_factor_is_numpys_error():
     """The compiled loops meet a block of the covariance that is not positive definite
     and raise as numpy.linalg.cholesky does, rather than filling or scoring with it."""
     X = pd.DataFrame({"p": [1.0, 3.0, np.nan], "q": [2.0, np.nan, -1.0]})
-    block = _bound(X)
+    block = _bound(X, prior=DECLARED)
     bad = {"mu": np.array([[1.0, 2.0]]), "cov": np.array([[[-1.0, 0.0], [0.0, 1.0]]])}
     with pytest.raises(np.linalg.LinAlgError):
         block.count(block.encode(X), np.ones((3, 1)), at=bad)
@@ -546,3 +554,58 @@ def test_a_row_far_out_with_a_value_missing():
         assert scores[k] == pytest.approx(expected, rel=1e-12)
     proba = fit.predict_proba(far)
     assert np.all(np.isfinite(proba)) and proba.sum() == pytest.approx(1.0)
+
+
+def _nearly_unseen(n_observed: int, seed: int) -> pd.DataFrame:
+    """Two clusters in three columns, column c observed in its first rows only."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(0, 1, (100, 3)), rng.normal(3, 1, (100, 3))])
+    frame = pd.DataFrame(X, columns=list("abc"))
+    frame.loc[n_observed:, "c"] = np.nan
+    return frame
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_column_seen_in_d_rows_or_fewer_is_refused_by_name_whatever_the_seed(seed):
+    # c observed in 3 = d rows: regressed on a and b (3 coefficients) it fits them
+    # exactly, so the rows' ML covariance is singular along it
+    frame = _nearly_unseen(3, seed)
+    with pytest.raises(bnb.InputError, match=r"observes column 'c' in 3 row\(s\) only.*d \+ 1 = 4"):
+        bnb.NaiveBayes(bnb.MultivariateGaussian()).cluster(frame, 2, random_state=0)
+    # with a column of its own, or a diagonal covariance, the same rows fit
+    split = bnb.NaiveBayes(
+        {"ab": bnb.MultivariateGaussian(columns=["a", "b"]), "c": bnb.Gaussian()}
+    )
+    assert np.isfinite(split.cluster(frame, 2, random_state=0).objective)
+    diag = bnb.NaiveBayes(bnb.MultivariateGaussian(covariance="diag"))
+    assert np.isfinite(diag.cluster(frame, 2, random_state=0).objective)
+
+
+@pytest.mark.parametrize("n_observed", [2, 5])
+def test_ml_em_with_a_component_collapsing_along_a_holed_column_sets_it_aside(n_observed):
+    """Under estimate='ml' a component may shrink onto a plane along column c, seen in
+    few rows; its densities lose their digits before its covariance is singular. EM
+    sets such a restart aside as collapsed (or, when all collapse, says so and names
+    estimate='map'), and never reports a decrease of the objective as a bug."""
+    model = bnb.NaiveBayes(bnb.MultivariateGaussian(bnb.NormalInverseWishart(psi=np.eye(3))))
+    for seed in range(5):
+        frame = _nearly_unseen(n_observed, seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # restarts set aside: a ConvergenceWarning
+            try:
+                fit = model.cluster(frame, 2, random_state=0, estimate="ml")
+            except bnb.InputError as err:
+                assert "estimate='map'" in str(err)
+            else:
+                assert np.isfinite(fit.objective)
+
+
+def test_nearly_flat_is_the_smallest_eigenvalue_of_a_components_correlation():
+    from bayesnb.mixture import _nearly_flat, _State
+
+    rho = 1.0 - 1e-9  # correlation eigenvalues 1 + rho and 1 - rho = 1e-9
+    cov = np.array([[4.0, 2.0 * 3.0 * rho], [2.0 * 3.0 * rho, 9.0]])
+    flat = _nearly_flat(_State([{"mu": np.zeros((1, 2)), "cov": cov[None]}], np.zeros(1)))
+    assert "component 0" in flat and "1e-09" in flat
+    fine = np.array([[4.0, 5.9], [5.9, 9.0]])  # correlation 0.983: eigenvalue 0.017
+    assert _nearly_flat(_State([{"mu": np.zeros((1, 2)), "cov": fine[None]}], np.zeros(1))) is None

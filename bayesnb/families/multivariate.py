@@ -4,6 +4,8 @@ its Normal-Inverse-Wishart prior."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import xarray as xr
 
@@ -228,6 +230,28 @@ class MultivariateGaussian(Family):
                 "(e.g. divide it by a power of ten) before fitting."
             )
 
+    def _check_observed_rows(self, rows: np.ndarray) -> None:
+        """Refuse a full covariance of d columns under the default prior when one
+        column is observed in ``rows`` <= d rows (at bind, with missing values): its
+        regression on the other columns then fits those
+        rows exactly, so the rows' maximum-likelihood covariance, which scales that
+        prior, and every component's covariance are singular along it, though the rows
+        themselves lie on no lower-dimensional set. (A declared ``psi`` keeps the
+        covariances definite.)"""
+        d = self.n_columns
+        if self.covariance != "full" or self.prior.psi is not None or d < 2 or rows.min() > d:
+            return
+        j = int(np.argmin(rows))
+        column = self.columns[j] if self.columns else j
+        raise InputError(
+            f"{self._what()} observes column {column!r} in {int(rows[j])} row(s) only; a "
+            f"joint covariance of its {d} columns needs every column observed in at least "
+            f"d + 1 = {d + 1} rows (with fewer, that column is fitted exactly as a "
+            "combination of the others, and every covariance is singular along it). Drop "
+            "the column, declare it a feature of its own (bnb.Gaussian()), or declare "
+            "covariance='diag'."
+        )
+
     def _pooled_missing(self, x, missing, w) -> dict:
         """:meth:`pooled_stats` of rows ``x`` with missing values (``missing``) and
         weights ``w``: the maximum-likelihood Gaussian of the observed values. EM
@@ -245,6 +269,7 @@ class MultivariateGaussian(Family):
                 f"{column!r}, so its joint Gaussian has nothing to learn that column "
                 "from. Drop the column."
             )
+        self._check_observed_rows(seen.sum(axis=0))
         count = (seen * w[:, None]).sum(axis=0)
         with np.errstate(over="ignore", invalid="ignore"):  # checked below
             centre = (w @ np.where(missing, 0.0, x)) / count
@@ -620,12 +645,15 @@ class MultivariateGaussian(Family):
         a component shrinking onto a line or a point has an unbounded likelihood, and
         long before its covariance turns singular its densities lose their digits (so
         EM's objective would seem to decrease)."""
-        whiten = None
+        units = []  # the data's units: by its covariance, and column by column
         if method == "ml" and self.data_cov is not None:
-            try:
-                whiten = np.linalg.cholesky(self.data_cov)
-            except np.linalg.LinAlgError:  # the data itself on a lower-dimensional set
-                whiten = None
+            # column by column too: a covariance estimated with missing values may be
+            # nearly singular itself (a column seen in a few rows), and then hides a
+            # component that shrinks along the same direction
+            units.append(np.diag(np.sqrt(np.diagonal(self.data_cov))))
+            # (no factor when the data itself lies on a lower-dimensional set)
+            with contextlib.suppress(np.linalg.LinAlgError):
+                units.append(np.linalg.cholesky(self.data_cov))
         for k in range(len(cov)):
             ok = np.isfinite(cov[k]).all()
             diag = None
@@ -635,9 +663,9 @@ class MultivariateGaussian(Family):
                     diag = np.diagonal(chol)
                     ok = bool(np.all(diag > np.sqrt(np.finfo(float).tiny)))
                     ok = ok and diag.min() > 1e-12 * diag.max()
-                    if ok and whiten is not None:  # L0^-1 L_k: the data's units
-                        own = np.linalg.cholesky(_whitened(cov[k], whiten))
-                        ok = bool(np.diagonal(own).min() > _COLLAPSED)
+                    for unit in units if ok else ():  # L0^-1 L_k: the data's units
+                        own = np.linalg.cholesky(_whitened(cov[k], unit))
+                        ok = ok and bool(np.diagonal(own).min() > _COLLAPSED)
                 except np.linalg.LinAlgError:
                     ok = False
             if not ok:
