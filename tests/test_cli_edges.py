@@ -4,7 +4,6 @@ against K, partial ``--features``, warnings as one line, and the short help.
 Every command runs in-process (Typer's CliRunner); each check reads the exit status
 and the message, and compares tables with the Python API's on the same data."""
 
-import contextlib
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +13,7 @@ from typer.testing import CliRunner
 import bayesnb as bnb
 from bayesnb import cli
 from bayesnb.cli import app
+from tests.test_cli import _numbers
 
 runner = CliRunner()
 
@@ -32,14 +32,6 @@ def _one_error(result) -> str:
     lines = _lines(result)
     assert len(lines) == 1 and lines[0].startswith("error: "), result.output
     return lines[0]
-
-
-def _numbers(text: str) -> list[float]:
-    out = []
-    for token in text.split():
-        with contextlib.suppress(ValueError):
-            out.append(float(token))
-    return out
 
 
 @pytest.fixture

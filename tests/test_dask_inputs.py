@@ -20,6 +20,8 @@ dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 da = pytest.importorskip("dask.array")
 
+from tests.test_dask import _same  # noqa: E402  (every parameter against the in-memory fit)
+
 N = 300
 
 
@@ -27,20 +29,6 @@ N = 300
 def synchronous():
     with dask.config.set(scheduler="synchronous"):
         yield
-
-
-def _same(dask_fit, memory_fit, rtol=1e-12):
-    """Every parameter of the Dask fit equals the in-memory fit's (values and coords)."""
-    assert dask_fit.labels == memory_fit.labels
-    ours, theirs = dask_fit.params, memory_fit.params
-    assert set(ours.data_vars) == set(theirs.data_vars)
-    for name in theirs.data_vars:
-        assert ours[name].dims == theirs[name].dims, name
-        for dim in theirs[name].dims:
-            assert list(ours[name][dim].values) == list(theirs[name][dim].values), (name, dim)
-        np.testing.assert_allclose(
-            ours[name].values, theirs[name].values, rtol=rtol, atol=1e-14, err_msg=name
-        )
 
 
 def _binary_frame(n=N, seed=0):
