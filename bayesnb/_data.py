@@ -24,14 +24,21 @@ def _default_names(n_columns: int) -> tuple[str, ...]:
     return tuple(f"x{i}" for i in range(n_columns))
 
 
+def repeated(values) -> list:
+    """The values that ``values`` holds more than once, in the order of their second
+    appearance, each once."""
+    seen, twice = set(), []
+    for v in values:
+        if v in seen and v not in twice:
+            twice.append(v)
+        seen.add(v)
+    return twice
+
+
 def _check_distinct(names: list, what: str) -> None:
     """Raise an :class:`~bayesnb.errors.InputError` (``what``, then the names given
     twice) unless ``names`` are distinct."""
-    seen, twice = set(), []
-    for n in names:
-        if n in seen and n not in twice:
-            twice.append(n)
-        seen.add(n)
+    twice = repeated(names)
     if twice:
         raise InputError(f"{what} {twice[:10]!r}; rename them so every feature has its own name.")
 
@@ -593,11 +600,7 @@ def check_classes(classes) -> list:
     check_labels_present(values, "classes")
     labels = pd.unique(values).tolist()
     if len(labels) != len(values):
-        seen, twice = set(), []
-        for v in values.tolist():
-            if v in seen and v not in twice:
-                twice.append(v)
-            seen.add(v)
+        twice = repeated(values.tolist())
         raise InputError(
             f"classes must list every class once; got {twice[:5]!r} more than once in "
             f"{values.tolist()[:10]!r}. List each class label once."

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesnb._data import repeated
 from bayesnb._lazy import special
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.families._kernels import _plain
@@ -583,10 +583,10 @@ def ic(variables, independent, max_given: int | None = None):
     """
     nx = _nx()
     variables = list(variables)
-    repeated = [v for v, n in Counter(variables).items() if n > 1]
-    if repeated:
+    twice = repeated(variables)
+    if twice:
         raise InputError(
-            f"variables must name each variable once; got {repeated!r} more than once in "
+            f"variables must name each variable once; got {twice!r} more than once in "
             f"{variables!r}. List every variable once."
         )
     if not callable(independent):

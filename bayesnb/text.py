@@ -39,7 +39,7 @@ import pandas as pd
 import xarray as xr
 from sklearn.feature_extraction.text import CountVectorizer
 
-from bayesnb._data import Table, check_count, class_labels, encode_labels
+from bayesnb._data import Table, check_count, class_labels, encode_labels, repeated
 from bayesnb._lazy import sparse, special
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
@@ -563,8 +563,7 @@ class TextNaiveBayes:
                 "(X.set_axis(words, axis=1)), or leave words out."
             )
         if len(set(names)) != len(names):
-            seen: set = set()
-            twice = sorted({w for w in names if w in seen or seen.add(w)})
+            twice = sorted(repeated(names))
             if columns is not None:
                 raise InputError(
                     f"X has the columns {twice[:5]!r} more than once; a DataFrame's columns "
@@ -720,8 +719,7 @@ class TextFit:
         if columns == words:
             return frame
         if len(set(columns)) != len(columns):
-            seen: set = set()
-            twice = sorted({c for c in columns if c in seen or seen.add(c)})
+            twice = sorted(repeated(columns))
             raise InputError(
                 f"docs has the columns {twice[:5]!r} more than once; give every word one "
                 "column (add the counts of repeated columns)."
