@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayesnb._lazy import special
+from bayesnb._special import log_rising
 
 __all__ = [
     "BetaMarginal",
@@ -224,8 +225,9 @@ class InverseGammaMarginal:
 
     def sqrt_mean(self):
         """``E[sqrt(X)] = sqrt(beta) Gamma(alpha - 1/2) / Gamma(alpha)``."""
-        a = self.alpha
-        return np.sqrt(self.beta) * np.exp(special.gammaln(a - 0.5) - special.gammaln(a))
+        a = np.asarray(self.alpha, dtype=float)
+        ratio = np.exp(-log_rising(np.maximum(a - 0.5, 0.5), 0.5))  # (where it is defined)
+        return np.sqrt(self.beta) * np.where(a > 0.5, ratio, np.inf)
 
 
 class SqrtOf:
@@ -553,7 +555,7 @@ class _OffDiagonal:
 
 def _log_student(df, z):
     """The log density of the standard Student-t with ``df`` degrees of freedom at ``z``."""
-    norm = special.gammaln((df + 1.0) / 2.0) - special.gammaln(df / 2.0)
+    norm = log_rising(df / 2.0, 0.5)  # ln Gamma((df + 1) / 2) - ln Gamma(df / 2)
     return norm - 0.5 * np.log(df * np.pi) - 0.5 * (df + 1.0) * np.log1p(z * z / df)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bayesnb._lazy import special
+from bayesnb._special import log_rising
 from bayesnb.errors import InputError, InputTypeError
 
 ESTIMATES = ("ml", "map", "mean", "predictive")
@@ -262,15 +263,13 @@ class Dirichlet:
         """
         counts = np.asarray(counts, dtype=float)
         alpha = np.broadcast_to(self.alpha, counts.shape)
-        post = alpha + counts
 
         def total(values):
             if segments is None:
                 return values.sum(axis=-1)
             return np.add.reduceat(values.reshape(values.shape[0], -1), segments, axis=1)
 
-        out = special.gammaln(total(alpha)) - special.gammaln(total(post))
-        out += total(special.gammaln(post) - special.gammaln(alpha))
+        out = total(log_rising(alpha, counts)) - log_rising(total(alpha), total(counts))
         return float(np.sum(out))
 
     # -- moments ------------------------------------------------------------------------
@@ -352,7 +351,7 @@ class Dirichlet:
 
     # -- point estimates from counts --------------------------------------------------------
     def point_estimate(
-        self, counts, estimate: str, *, segments=None, what: str = "a variable"
+        self, counts, estimate: str, *, segments=None, what: str = "a variable", labels=None
     ) -> np.ndarray:
         """Log-probabilities estimated from ``counts`` under this prior.
 
@@ -369,6 +368,8 @@ class Dirichlet:
             :func:`numpy.add.reduceat`). Default: one variable.
         what : str
             How error and warning messages name the variable (e.g. "feature 'outlook'").
+        labels : sequence, optional
+            The classes along the first axis, which error messages then name.
 
         Returns
         -------
@@ -390,11 +391,23 @@ class Dirichlet:
         else:
             totals = np.add.reduceat(num, segments, axis=-1)
         if np.any(totals <= 0):
-            where = np.argwhere(totals <= 0)[0]
+            where = tuple(int(i) for i in np.argwhere(totals <= 0)[0])
+            at = f"index {where}"
+            if labels is not None and len(where) > 1:
+                at = f"class {labels[where[0]]!r}"
+                if segments is not None and len(segments) > 1:
+                    at += f", its variable {where[-1]}"
             raise InputError(
-                f"estimate={estimate!r} is undefined for {what}: somewhere it has no observations "
-                f"and no prior pseudo-counts (first at index {tuple(where)}). "
-                "Use estimate='mean' or a Dirichlet prior with alpha > 1."
+                f"estimate={estimate!r} is undefined for {what} in {at}: it has no "
+                "observations there"
+                + (
+                    ", and maximum likelihood has no prior to fall back on. Use "
+                    "estimate='mean' (the default), or 'map' with a Dirichlet prior of "
+                    "alpha > 1; or drop the class if it has no rows."
+                    if estimate == "ml"
+                    else " and no prior pseudo-counts beyond the mode's (alpha - 1). Use "
+                    "estimate='mean' (the default) or a Dirichlet prior with alpha > 1."
+                )
             )
         if segments is not None:  # every entry's own variable's total
             sizes = np.diff(np.append(segments, counts.shape[-1]))
@@ -651,7 +664,7 @@ def m_estimate(m: float, p) -> Dirichlet:
     """The m-estimate ``(n_c + m p) / (n + m)`` as the prior ``Dirichlet(m p)``.
 
     Use it with ``estimate="mean"``. ``p`` is the prior estimate of each category's
-    probability (a scalar such as ``1/t`` or one value per category).
+    probability: a scalar such as ``1/t``, or one value per category (summing to 1).
 
     Examples
     --------
@@ -665,6 +678,13 @@ def m_estimate(m: float, p) -> Dirichlet:
             f"m_estimate needs a finite scalar m > 0 and every p finite and > 0; got m={m!r}, "
             f"p={p.tolist()!r}. "
             "m counts virtual examples and p is a prior probability."
+        )
+    if p.ndim and not np.allclose(p.sum(axis=-1), 1.0, rtol=0.0, atol=1e-9):
+        raise InputError(
+            f"m_estimate p must be a distribution over the categories, summing to 1; got "
+            f"p={p.tolist()!r}, which sums to {p.sum(axis=-1).tolist()!r}. Otherwise the "
+            "prior is not the m-estimate (n_c + m p) / (n + m). Divide p by its sum, or give "
+            "a scalar p (such as 1/t for t categories)."
         )
     return Dirichlet(m * p)
 
@@ -1010,8 +1030,7 @@ class NormalInverseGamma:
         post = self.posterior(n, mean, ss)
         a, b, k = (np.asarray(v, dtype=float) for v in (self.alpha, self.beta, self.kappa))
         out = (
-            special.gammaln(post.alpha)
-            - special.gammaln(a)
+            log_rising(a, n / 2.0)  # ln Gamma(alpha_n) - ln Gamma(alpha)
             + a * np.log(b)
             - post.alpha * np.log(post.beta)
             + 0.5 * (np.log(k) - np.log(post.kappa))

@@ -41,6 +41,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from bayesnb._data import Table, check_count, class_labels, encode_labels, repeated
 from bayesnb._lazy import sparse, special
+from bayesnb._special import log_rising
 from bayesnb.errors import InputError, InputTypeError, ModelFileError, ZeroLikelihoodError
 from bayesnb.families import Bernoulli, Multinomial
 from bayesnb.families._kernels import _finite_nonnegative
@@ -935,13 +936,10 @@ class TextFit:
                     (
                         "(message length)",
                         length,
-                        (special.gammaln(total[a]) - special.gammaln(total[a] + length))
-                        - (special.gammaln(total[b]) - special.gammaln(total[b] + length)),
+                        log_rising(total[b], length) - log_rising(total[a], length),
                     )
                 )
-                gain_a = special.gammaln(conc[a, idx] + x) - special.gammaln(conc[a, idx])
-                gain_b = special.gammaln(conc[b, idx] + x) - special.gammaln(conc[b, idx])
-                word_terms = gain_a - gain_b
+                word_terms = log_rising(conc[a, idx], x) - log_rising(conc[b, idx], x)
             else:
                 lp = params["log_prob"]
                 word_terms = x * (lp[a, idx] - lp[b, idx])

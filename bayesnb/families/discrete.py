@@ -15,7 +15,8 @@ import pandas as pd
 import xarray as xr
 
 from bayesnb import _compiled
-from bayesnb._lazy import sparse, special
+from bayesnb._lazy import sparse
+from bayesnb._special import log_rising
 from bayesnb.errors import InputError, InputTypeError, UnseenValuesWarning
 from bayesnb.families import _given
 from bayesnb.families._kernels import (
@@ -218,7 +219,11 @@ class _Discrete(Family):
         prior = self.prior if alpha is self.prior.alpha else Dirichlet(alpha)
         return {
             "log_prob": prior.point_estimate(
-                counts, method, segments=self._segments(), what=f"{self.kind} feature {self.name!r}"
+                counts,
+                method,
+                segments=self._segments(),
+                what=f"{self.kind} feature {self.name!r}",
+                labels=labels,
             )
         }
 
@@ -1268,8 +1273,9 @@ class Categorical(_Discrete):
         return codes
 
     def sample_codes(self, params, components, rng, observed=None, rows=None) -> np.ndarray:
-        """Category positions, in the smallest integer type that holds them."""
-        dtype = np.min_scalar_type(max(self.column_sizes()))
+        """Category positions, in the smallest signed integer type that holds them
+        (signed: ArviZ's plots take unsigned integers for continuous values)."""
+        dtype = np.min_scalar_type(-max(self.column_sizes()))
         return np.stack(list(self._draw_codes(params, components, rng)), axis=1).astype(dtype)
 
     def flat_size(self) -> int:
@@ -1517,6 +1523,15 @@ class Binned(Categorical):
                     "point. Use bins=<int> (a unit-wide bin around it) or declare edges."
                 )
         else:
+            with np.errstate(over="ignore"):
+                span = values.max() - values.min()
+            if not np.isfinite(span):
+                raise InputError(
+                    f"Binned feature {self._variable(j)!r}: column {column!r} spans "
+                    f"{values.min():g} .. {values.max():g}, a range beyond the largest float "
+                    f"(about 1.8e308), so bins={self.bins!r} cannot split it. Rescale the "
+                    "column (e.g. divide it by a power of ten), or declare edges."
+                )
             edges = np.histogram_bin_edges(values, bins=self.bins)
         if not np.all(np.diff(edges) > 0):
             raise InputError(
@@ -1830,8 +1845,27 @@ class Multinomial(_Discrete):
             )
             if bad:
                 self._bad_counts(x)
-            return {"counts": counts}
-        return {"counts": _column_sums(self._checked(enc), dense(resp))}
+            return self._finite_sums(counts, x)
+        x = self._checked(enc)
+        with np.errstate(over="ignore", invalid="ignore"):  # (sums checked below)
+            counts = _column_sums(x, dense(resp))
+        return self._finite_sums(counts, x)
+
+    def _finite_sums(self, counts, x) -> dict:
+        """``{"counts": counts}`` once every class's sums are finite; else an error
+        naming the column whose counts (in ``x``) sum beyond the largest float."""
+        bad = ~np.isfinite(counts)
+        if bad.any():
+            col = int(np.argwhere(bad)[0][1])
+            big = x[:, [col]].max() if sparse.issparse(x) else np.max(x[:, col])
+            raise InputError(
+                f"Multinomial block {self.name!r} has counts as large as {float(big):.3g} "
+                f"in column {self.columns[col]!r}, which sum beyond the largest float "
+                "(about 1.8e308) within a class, so its word probabilities cannot be "
+                "estimated. Rescale the counts (e.g. divide the block by a power of ten) "
+                "before fitting."
+            )
+        return {"counts": counts}
 
     def estimate_params(self, stats, method, *, labels=None):
         params = super().estimate_params(stats, method, labels=labels)
@@ -1874,12 +1908,9 @@ class Multinomial(_Discrete):
         x = sparse.csr_array(self._checked(enc))
         lengths = np.asarray(x.sum(axis=1)).ravel()
         rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
-        out = special.gammaln(a.sum(axis=1)) - special.gammaln(
-            a.sum(axis=1)[None, :] + lengths[:, None]
-        )
+        out = -log_rising(a.sum(axis=1)[None, :], lengths[:, None])
         for k in range(a.shape[0]):
-            ak = a[k, x.indices]
-            terms = special.gammaln(ak + x.data) - special.gammaln(ak)
+            terms = log_rising(a[k, x.indices], x.data)
             out[:, k] += np.bincount(rows, weights=terms, minlength=x.shape[0])
         return out
 

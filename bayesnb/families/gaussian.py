@@ -7,7 +7,7 @@ import copy
 import numpy as np
 
 from bayesnb import _compiled
-from bayesnb._lazy import special
+from bayesnb._special import log_rising
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families import _given
 from bayesnb.families._kernels import (
@@ -525,7 +525,7 @@ def student_t_scores(x, df, loc, scale2) -> np.ndarray:
     (K, columns)); a missing value adds 0."""
     missing = np.isnan(x)
     df, loc, scale2 = (np.asarray(v, dtype=float) for v in (df, loc, scale2))
-    norm = special.gammaln((df + 1) / 2) - special.gammaln(df / 2)
+    norm = log_rising(df / 2, 0.5)  # ln Gamma((df + 1) / 2) - ln Gamma(df / 2)
     norm = norm - 0.5 * np.log(df * np.pi * scale2)
     width = np.sqrt(df * scale2)
     out = np.empty((x.shape[0], df.shape[0]))
