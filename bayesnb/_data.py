@@ -68,6 +68,7 @@ class Table:
 
     def __init__(self, data, feature_names=None):
         _check_table_type(data)
+        given = None
         if isinstance(data, pd.DataFrame):
             given = data.columns.tolist()
             names = [c if type(c) is str else str(c) for c in given]
@@ -110,6 +111,8 @@ class Table:
         self.data = data
         self.names = names
         self.is_frame = isinstance(data, pd.DataFrame)
+        #: A frame's own column labels (``names`` are their strings), else None.
+        self.column_labels = given
         self.n_rows = data.shape[0]
         self._arrays = None
         self._dtypes = None
@@ -120,8 +123,13 @@ class Table:
         return (self.n_rows, len(self.names))
 
     def frame_dtypes(self) -> dict | None:
-        """``{column: dtype}`` of a DataFrame; None for an array or a sparse matrix."""
-        return dict(zip(self.names, self.dtypes(), strict=True)) if self.is_frame else None
+        """``{column: dtype}`` of a DataFrame, keyed by the frame's own column labels
+        (an integer label stays an integer; :attr:`names` holds their strings); None for
+        an array or a sparse matrix. A fitted model keeps both
+        (:class:`bayesnb.model.FittedModel`), so that drawn rows have the frame's labels."""
+        if not self.is_frame:
+            return None
+        return dict(zip(self.column_labels, self.dtypes(), strict=True))
 
     def index_labels(self) -> np.ndarray | None:
         """A frame's index as plain labels (numbers, text or naive datetimes, which an

@@ -4,7 +4,8 @@ AutoClass describes a cluster by its weight and by the influence of each attribu
 the Kullback-Leibler divergence of the cluster's distribution of the attribute from
 the whole data's. The whole data's distribution is estimated, with the fit's own
 family and estimator, from the expected statistics of every component merged into one
-(:func:`bayesnb.sufficient.pool_stats`).
+(:func:`bayesnb.sufficient.pool_stats`). An MCMC fit's clusters are at the posterior
+mean of its draws, so its whole data's is the posterior mean too (``"mean"``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ __all__ = ["influence", "pooled_params", "report"]
 
 def pooled_params(fit) -> list[dict]:
     """Parameters of the whole data: every component's statistics merged into one, then
-    the fit's own estimator (one component holding every row).
+    the fit's own estimator (one component holding every row): the estimator of every
+    feature's parameters, or for an MCMC fit (whose clusters' parameters are the
+    posterior means of its draws, whatever ``fit.estimates`` names) the posterior mean.
 
     Returns one dict per block of ``fit.blocks``, in the layout of
     ``fit.block_params`` with a single component.
@@ -42,11 +45,13 @@ def pooled_params(fit) -> list[dict]:
     >>> round(float(eruptions["mu"][0, 0]), 4), round(float(faithful["eruptions"].mean()), 4)
     (3.4878, 3.4878)
     """
+    pooled = getattr(fit, "pooled_estimate", None)  # (a classifier has none)
     out = []
     for block, st in zip(fit.blocks, fit.stats, strict=True):
+        estimate = pooled or fit.estimates["features"][block.name]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ZeroProbabilityWarning)
-            out.append(block.estimate_params(pool_stats(st), fit.estimates["features"][block.name]))
+            out.append(block.estimate_params(pool_stats(st), estimate))
     return out
 
 

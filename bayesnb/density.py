@@ -103,16 +103,17 @@ class DensityFit(NaiveBayesFit):
         -------
         DataFrame or ndarray
             A DataFrame with the training columns when the fit was on a DataFrame
-            (values in the data's coding, e.g. ``"y"``/``"n"``, a discrete feature's
-            column in its training dtype, a Binned value uniform within its bin);
-            else an array (n, features) in the training column order.
+            (labelled as in the training frame, e.g. the int ``0``; values in the
+            data's coding, e.g. ``"y"``/``"n"``, a discrete feature's column in its
+            training dtype, a Binned value uniform within its bin); else an array
+            (n, features) in the training column order.
         """
         n = check_draw_count(n)
         rng = random_generator(random_state)
         columns = self._draw_features(np.zeros(n, dtype=np.intp), rng)  # the one class
         frame = pd.DataFrame({c: columns[c] for c in self.feature_names})
         if self.is_frame:
-            return frame
+            return self._with_training_labels(frame)
         return frame.to_numpy()
 
     # -- parameters ----------------------------------------------------------------------------
@@ -178,10 +179,10 @@ class DensityFit(NaiveBayesFit):
         """The density after one more batch of rows (exact sequential updating, see
         :meth:`bayesnb.NaiveBayesFit.update`); the batch has no labels."""
         if y is not None or target is not None:
+            given = f"y={y!r:.60}" if y is not None else f"target={target!r}"
             raise InputError(
-                "update of a density takes no labels; got "
-                + ("y=" if y is not None else f"target={target!r}")
-                + ". Give the batch's rows alone: fit.update(X)."
+                f"update of a density takes no labels; got {given}. Give the batch's rows "
+                "alone: fit.update(X)."
             )
         n = self._table(X).n_rows
         return super().update(X, [CONSTANT_LABEL] * n, sample_weight=sample_weight)

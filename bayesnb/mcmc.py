@@ -448,6 +448,10 @@ class MCMCMixtureFit(MixtureFit):
         r_hat could not be computed. Else the fit warns.
     """
 
+    #: Its parameters are the posterior means of the draws, so the whole data's in a
+    #: cluster report are too (:func:`bayesnb.cluster_reports.pooled_params`).
+    pooled_estimate = "mean"
+
     trace = None
     membership = None
     reference = None

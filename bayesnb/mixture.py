@@ -1029,8 +1029,7 @@ def _problem_at(model, X, params, feature_names=None) -> tuple[_Problem, _State]
 
 def _known_codes(y, labels: list, n: int) -> np.ndarray:
     values = _label_series(y)
-    if len(values) != n:
-        raise InputError(f"y has {len(values)} entries for {n} rows of X; give one per row.")
+    _check_label_count(values, n)
     missing = values.isna().to_numpy()
     codes = pd.Index(labels).get_indexer(values.where(~missing)).astype(np.intp)
     stray = (codes < 0) & ~missing
@@ -1040,6 +1039,14 @@ def _known_codes(y, labels: list, n: int) -> np.ndarray:
             f"{labels!r}. Give n_components as the list of every label."
         )
     return np.where(missing, -1, codes)
+
+
+def _check_label_count(values: pd.Series, n: int) -> None:
+    if len(values) != n:
+        raise InputError(
+            f"y has {len(values)} entries for {n} rows of X; give one label per row (None "
+            "or NaN where a row's component is unknown)."
+        )
 
 
 def _label_series(y) -> pd.Series:
@@ -1362,7 +1369,7 @@ def fit_mixture(
     if n_init is None:  # restarts where they are cheap, as scikit-learn's one beyond
         n_init = 1 if given_start or (large and init not in ("random", "assign")) else 5
     weights = check_sample_weight(sample_weight, table.n_rows)
-    labels = mixture_labels(n_components, y, init)
+    labels = mixture_labels(n_components, y, init, table.n_rows)
     if not given_start and len(labels) > table.n_rows:
         raise InputError(
             f"n_components={len(labels)} exceeds the {table.n_rows} rows of X; use at most "
@@ -1523,10 +1530,12 @@ def _saddle_start(init) -> str:
     return "a start whose components coincide stays on the saddle."
 
 
-def mixture_labels(n_components, y=None, init="random") -> list:
+def mixture_labels(n_components, y=None, init="random", n_rows: int | None = None) -> list:
     """The components' names: from ``n_components`` (K or the names) and ``init``, or,
     with semi-supervised labels ``y`` and an int K, the sorted known labels (which
-    must then be K of them)."""
+    must then be K of them). ``y`` must have ``n_rows`` entries when that is given."""
+    if y is not None and n_rows is not None:
+        _check_label_count(_label_series(y), n_rows)
     if (
         y is not None
         and isinstance(n_components, int | np.integer)
@@ -1725,6 +1734,10 @@ class MixtureFit(FittedModel):
     n_sweeps = None
     saddle = False
     failure = None
+    _top_log_sum = None  # sum_i w_i log max_k r_ik over the training rows (for icl)
+    #: The estimator of the whole data's parameters in a cluster report: None for each
+    #: feature's own (:func:`bayesnb.cluster_reports.pooled_params`).
+    pooled_estimate = None
 
     @classmethod
     def _at(cls, problem: _Problem, state: _State) -> MixtureFit:
@@ -1753,6 +1766,10 @@ class MixtureFit(FittedModel):
         fit.n_iter = len(run.history) - 1
         fit.converged = bool(run.converged)
         fit.responsibilities = None if run.resp is None else np.ascontiguousarray(run.resp.T)
+        if run.resp is not None and run.resp.shape[1]:  # ICL's sum, kept for a saved fit
+            logs = np.log(run.resp.max(axis=0))
+            w = problem.weights
+            fit._top_log_sum = float(np.sum(logs if w is None else w * np.where(w > 0, logs, 0.0)))
         fit.n_samples = problem.n
         fit.total_weight = problem.total_weight
         fit.init = init
@@ -1838,16 +1855,28 @@ class MixtureFit(FittedModel):
         Celeux and Govaert 2000): :attr:`bic` plus :math:`-2\\sum_i \\log \\max_k
         r_{ik}`, twice the log-probability lost by classifying every training row
         into its most probable component (lower is better). It penalizes
-        overlapping components, which BIC does not."""
+        overlapping components, which BIC does not. A row of weight w counts w
+        times, as in the fit."""
         self._need_fit("icl")
-        top = self.responsibilities.max(axis=1)
-        with np.errstate(divide="ignore"):
-            return self.bic - 2.0 * float(np.sum(np.log(top)))
+        if self._top_log_sum is None:
+            raise InputError(
+                "icl needs the training rows' responsibilities, which this mixture does not "
+                "carry (a fit on Dask leaves them on the workers). Compute it from "
+                "bic - 2 * sum(log(predict_proba(X).max(axis=1))) over the training rows."
+            )
+        return self.bic - 2.0 * self._top_log_sum
 
     def uncertainty(self) -> np.ndarray:
         """Every training row's classification uncertainty, :math:`1 - \\max_k r_{ik}`
         (mclust's): 0 for a row wholly in one component, up to :math:`1 - 1/K`."""
         self._need_fit("uncertainty")
+        if self.responsibilities is None:
+            raise InputError(
+                "uncertainty() needs the training rows' responsibilities, which this mixture "
+                "does not carry: a saved fit does not store them, and a fit on Dask leaves "
+                "them on the workers. Compute 1 - predict_proba(X).max(axis=1) on the "
+                "training rows X."
+            )
         return 1.0 - self.responsibilities.max(axis=1)
 
     # -- reports and model choice ---------------------------------------------------------
@@ -1861,15 +1890,15 @@ class MixtureFit(FittedModel):
         :func:`bayesnb.cluster_reports.report`."""
         return cluster_reports.report(self, top)
 
-    def cheeseman_stutz(self, X) -> float:
+    def cheeseman_stutz(self, X, *, sample_weight=None) -> float:
         """AutoClass's approximate log marginal likelihood: see
         :func:`bayesnb.model_choice.cheeseman_stutz`."""
-        return model_choice.cheeseman_stutz(self, X)
+        return model_choice.cheeseman_stutz(self, X, sample_weight=sample_weight)
 
-    def pattern_statistics(self, X) -> dict:
+    def pattern_statistics(self, X, *, sample_weight=None) -> dict:
         """G² and χ² against the observed patterns: see
         :func:`bayesnb.model_choice.pattern_statistics`."""
-        return model_choice.pattern_statistics(self, X)
+        return model_choice.pattern_statistics(self, X, sample_weight=sample_weight)
 
     # -- sampling ---------------------------------------------------------------------------
     def sample(self, n: int, random_state=None) -> pd.DataFrame:
@@ -1899,7 +1928,7 @@ class MixtureFit(FittedModel):
             "component": np.asarray(self.labels, dtype=object)[components],
             **self._draw_features(components, rng),
         }
-        return pd.DataFrame(columns)[["component", *self.feature_names]]
+        return self._with_training_labels(pd.DataFrame(columns)[["component", *self.feature_names]])
 
     # -- persistence of the diagnostics ---------------------------------------------------
     def _config(self) -> dict:
@@ -1913,6 +1942,7 @@ class MixtureFit(FittedModel):
                 "n_samples": self.n_samples,
                 "total_weight": self.total_weight,
                 "saddle": self.saddle,
+                "top_log_sum": self._top_log_sum,
             }
         return config
 
@@ -1929,3 +1959,5 @@ class MixtureFit(FittedModel):
         self.n_samples = int(diagnostics["n_samples"])
         self.total_weight = float(diagnostics.get("total_weight", self.n_samples))
         self.saddle = bool(diagnostics.get("saddle", False))
+        top = diagnostics.get("top_log_sum")
+        self._top_log_sum = None if top is None else float(top)

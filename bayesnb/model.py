@@ -203,6 +203,7 @@ class FittedModel:
         target="label",
         groups=None,
         column_dtypes=None,
+        column_labels=None,
     ):
         self.labels = list(labels)
         if groups is None:
@@ -222,9 +223,21 @@ class FittedModel:
         )
         self.is_frame = is_frame
         self.target = target
+        column_dtypes, own = _by_feature_name(column_dtypes)
         #: ``{column: dtype}`` of a training frame (else None): drawn values of a
-        #: discrete feature are given back in it (:meth:`_draw_features`).
+        #: discrete feature are given back in it (:meth:`_draw_features`). Given keyed
+        #: by the frame's own column labels (:meth:`bayesnb._data.Table.frame_dtypes`)
+        #: or by feature name; kept by feature name.
         self.column_dtypes = column_dtypes
+        own.update(column_labels or {})
+        names = set(self.feature_names) if own else ()
+        #: ``{feature name: the training frame's own column label}`` where the two
+        #: differ (a label that is not a str, e.g. the int 0 of the feature ``"0"``),
+        #: else None: drawn rows come back with the frame's labels
+        #: (:meth:`_with_training_labels`).
+        self.column_labels = {
+            n: c for n, c in own.items() if n in names and type(c) is not str
+        } or None
 
     @classmethod
     def from_statistics(
@@ -284,6 +297,7 @@ class FittedModel:
             is_frame=self.is_frame,
             target=self.target,
             column_dtypes=self.column_dtypes,
+            column_labels=self.column_labels,
         )
 
     # -- the kernel --------------------------------------------------------------------
@@ -459,6 +473,14 @@ class FittedModel:
         return log_sum_exp_rows(self.joint_log_likelihood(X))
 
     # -- drawing rows ------------------------------------------------------------------------
+    def _with_training_labels(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with every feature column (named by its feature name) relabelled
+        with the training frame's own column label (e.g. the int ``0`` for ``"0"``); its
+        other columns (a ``component``) as they are."""
+        if not self.column_labels:
+            return frame
+        return frame.rename(columns=self.column_labels)
+
     def _draw_features(self, components, rng) -> dict:
         """``{column: draws}`` of every feature for rows of the classes (components)
         ``components``, each block drawn by its family."""
@@ -566,6 +588,16 @@ class FittedModel:
                 {}
                 if self.column_dtypes is None
                 else {"column_dtypes": _dtypes_config(self.column_dtypes)}
+            ),
+            **(
+                {}
+                if not self.column_labels
+                else {
+                    "column_labels": _encode_values(
+                        [self.column_labels.get(n, n) for n in self.feature_names],
+                        "column_labels",
+                    )
+                }
             ),
         }
 
@@ -771,6 +803,17 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
     for key in ("labels", "blocks", "estimates", "class_prior", "feature_names", "is_frame"):
         if key not in config:
             raise ModelFileError(f"the model's configuration lacks the entry {key!r}.")
+    if "diagnostics" in config and cls._restore is FittedModel._restore:
+        # only a mixture writes EM's diagnostics; another kind would take its expected
+        # (soft) counts for observed ones (an exact posterior, an update by new rows)
+        raise ModelFileError(
+            f"the file's 'model' entry says {cls.__name__}, but the file holds EM's "
+            "diagnostics ('diagnostics'), which only a mixture (MixtureFit) saves: it is "
+            "a mixture file whose 'model' entry was changed, and a mixture's expected "
+            "counts are no classifier's observed ones. Save the mixture again (its "
+            "'model' is then 'MixtureFit'), or fit a classifier on labelled rows "
+            "(NaiveBayes().fit(X, y)) and save that."
+        )
     labels = _decode_values(config["labels"], "labels")
     if not isinstance(labels, list) or not labels:
         raise ModelFileError(f"'labels' must be a non-empty list; got {config['labels']!r}.")
@@ -813,6 +856,7 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
     extra = sorted(set(ds.data_vars) - expected_keys - {"class_counts"})
     if extra:
         raise ModelFileError(f"the file holds variables no feature declares: {extra[:10]!r}.")
+    _check_counts_within_classes(blocks, stats, class_counts, labels)
     with warnings.catch_warnings():  # the fit already warned about any zero probability
         warnings.simplefilter("ignore", ZeroProbabilityWarning)
         fit = cls.from_statistics(
@@ -828,6 +872,7 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
             column_dtypes=(
                 _dtypes_from_config(config["column_dtypes"]) if "column_dtypes" in config else None
             ),
+            column_labels=_labels_from_config(config.get("column_labels"), feature_names),
         )
     for i, params in saved_params.items():  # EM's last generalized step, as it was
         fit.block_params[i] = params
@@ -835,6 +880,54 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
         fit._saved_scoring = _scoring_from_config(config["scoring"], len(blocks))
     fit._restore(config)
     return fit
+
+
+#: How far (relative to the class's count) a feature's counts of one class may exceed
+#: the class's count: the round-off of sums of weights, never a row's weight.
+_COUNT_SLACK = 1e-6
+
+
+def _observed_by_class(block: Family, stats: dict) -> np.ndarray | None:
+    """The weight of every class's rows that ``block`` saw a value of, per column
+    (K, columns), from its statistics; None for a Multinomial (its counts are words,
+    not rows)."""
+    if block.kind == "bernoulli":
+        return stats["counts"].sum(axis=-1)
+    if block.kind in ("categorical", "binned"):
+        flat = stats["counts"].reshape(len(stats["counts"]), -1)
+        starts = np.concatenate([[0], np.cumsum(block.column_sizes())[:-1]]).astype(np.intp)
+        return np.add.reduceat(flat, starts, axis=1)
+    if block.kind in ("gaussian", "gamma"):
+        return stats["n"]
+    if block.kind == "multivariate_gaussian":
+        return stats["n"][:, None]
+    return None
+
+
+def _check_counts_within_classes(blocks, stats, class_counts, labels) -> None:
+    """Every feature's statistics count at most the rows of each class: a row with
+    the feature's value missing counts in the class and not in the feature, so the
+    feature's counts of a class sum to its count or less (with weights, the same of
+    the weights), never to more. More is a file whose statistics and class counts do
+    not come from the same rows."""
+    for block, st in zip(blocks, stats, strict=True):
+        seen = _observed_by_class(block, st)
+        if seen is None:
+            continue
+        limit = class_counts[:, None] * (1.0 + _COUNT_SLACK) + _COUNT_SLACK
+        over = np.argwhere(seen > limit)
+        if over.size:
+            k, j = over[0]
+            column = f" column {block.columns[j]!r}" if block.n_columns > 1 else ""
+            raise ModelFileError(
+                f"feature {block.name!r} ({block.kind}){column} counts "
+                f"{float(seen[k, j]):.10g} observed values in class {labels[k]!r}, whose "
+                f"count (class_counts) is {float(class_counts[k]):.10g}: a feature's "
+                "counts of a class sum to at most the class's count (less where values "
+                "are missing). The statistics and the class counts do not come from the "
+                "same rows, so the file is damaged or was edited. Save the model again "
+                "from the fitted object, or refit it."
+            )
 
 
 def _scoring_from_config(value, n_blocks: int) -> list[list[int]]:
@@ -1268,6 +1361,45 @@ def _holds_new_cell(draws: np.ndarray, block: Family) -> bool:
     return any(isinstance(v, str) and v == NEW_CATEGORY for v in pd.unique(draws))
 
 
+def _column_name(label) -> str:
+    """A frame's column label as the feature name a :class:`~bayesnb._data.Table` gives
+    it: a str as it is, anything else (an int, a tuple) as its ``str``."""
+    return label if type(label) is str else str(label)
+
+
+def _by_feature_name(dtypes: dict | None) -> tuple[dict | None, dict]:
+    """``dtypes`` (keyed by a frame's own column labels, or by feature name) keyed by
+    feature name, and ``{feature name: label}`` of the labels that are no str."""
+    if dtypes is None:
+        return None, {}
+    own = {_column_name(c): c for c in dtypes if type(c) is not str}
+    if not own:
+        return dtypes, own
+    return {_column_name(c): d for c, d in dtypes.items()}, own
+
+
+def _labels_from_config(value, feature_names: list) -> dict | None:
+    """The saved ``column_labels`` (the training frame's own label of every feature, in
+    the order of ``feature_names``) as ``{feature name: label}``, checked: one label per
+    feature, each the one its name is the string of."""
+    if value is None:
+        return None
+    labels = _decode_values(value, "column_labels")
+    if (
+        not isinstance(labels, list)
+        or len(labels) != len(feature_names)
+        or any(isinstance(c, list) for c in labels)
+        or [_column_name(c) for c in labels] != list(feature_names)
+    ):
+        raise ModelFileError(
+            f"'column_labels' must give the training frame's own column label of every "
+            f"feature, in the order of 'feature_names' {feature_names[:10]!r} (each label's "
+            f"str its feature's name); got {labels!r}. The file is damaged or was edited; "
+            "save the model again."
+        )
+    return dict(zip(feature_names, labels, strict=True))
+
+
 def _dtypes_config(dtypes: dict) -> dict:
     """``column_dtypes`` as JSON: a dtype's name, or a categorical's categories (in
     their order) and whether they are ordered."""
@@ -1499,11 +1631,14 @@ def _multivariate_from_state(state: dict, prior, common: dict, d: int, where: st
         raise ModelFileError(f"{where}: {err}") from None
     mean = _numbers(state["data_mean"], f"{where}: data_mean")
     cov = _numbers(state["data_cov"], f"{where}: data_cov")
-    if mean.shape != (d,) or cov.shape != (d, d) or not np.array_equal(cov, cov.T):
+    if mean.shape != (d,) or cov.shape != (d, d):
         raise ModelFileError(
-            f"{where}: data_mean must be ({d},) and data_cov a symmetric ({d}, {d}) matrix; "
-            f"got shapes {mean.shape} and {cov.shape}."
+            f"{where}: data_mean must be ({d},) and data_cov ({d}, {d}); got shapes "
+            f"{mean.shape} and {cov.shape}."
         )
+    # (files written before the scatter was made symmetric may differ in the last bits)
+    if not np.allclose(cov, cov.T, rtol=1e-12, atol=0.0):
+        raise ModelFileError(f"{where}: data_cov must be a symmetric matrix; got {cov.tolist()}.")
     block.data_mean, block.data_cov = mean, cov
     try:
         block.resolved_prior(2)

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from bayesnb._data import Table
+from bayesnb._data import Table, check_sample_weight
 from bayesnb._lazy import sparse
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import _xlogp_sum
@@ -76,21 +76,20 @@ def compare_components(
                 f"compare_components varies K itself, so {key}= cannot be given; fit a "
                 "single K with model.cluster for that."
             )
-    if options.get("sample_weight") is not None:
-        raise InputError(
-            "compare_components does not take sample_weight: its Cheeseman-Stutz and "
-            "pattern statistics count every row once. Repeat the rows instead, or fit "
-            "each K with model.cluster(..., sample_weight=...) and compare log_likelihood."
-        )
+    weights = options.get("sample_weight")
     _check_k_range(X, k_min, k_max, options, "compare_components")
     rows, fits = [], {}
     for K in range(int(k_min), int(k_max) + 1):
         fit = model.cluster(X, K, **options)
         fits[K] = fit
-        row = {"n_components": K, **_criteria(fit), "cheeseman_stutz": cheeseman_stutz(fit, X)}
+        row = {
+            "n_components": K,
+            **_criteria(fit),
+            "cheeseman_stutz": cheeseman_stutz(fit, X, sample_weight=weights),
+        }
         patterned = not _unpatterned_kinds(fit)
         if patterned:
-            row.update(pattern_statistics(fit, X))
+            row.update(pattern_statistics(fit, X, sample_weight=weights))
         row.update({"n_iter": fit.n_iter, "converged": fit.converged})
         if patterned:
             row["note"] = _saturation_note(row["df"], row["n_parameters"])
@@ -230,7 +229,7 @@ def _criteria(fit) -> dict:
     }
 
 
-def cheeseman_stutz(fit, X) -> float:
+def cheeseman_stutz(fit, X, *, sample_weight=None) -> float:
     """The Cheeseman-Stutz approximation to :math:`\\log p(X \\mid K)` (AutoClass).
 
     Parameters
@@ -238,6 +237,9 @@ def cheeseman_stutz(fit, X) -> float:
     fit : MixtureFit
     X : DataFrame, ndarray or sparse matrix
         The training data (the approximation is about it).
+    sample_weight : array-like of shape (n_rows,), optional
+        The weights the fit was trained with (required when it was weighted): a row
+        of weight 2 counts as two rows, as in the fit.
 
     Returns
     -------
@@ -285,6 +287,10 @@ def cheeseman_stutz(fit, X) -> float:
     jll = fit._joint(encoded)
     row_ll = log_sum_exp_rows(jll)
     resp = normalize(jll)
+    w = _row_weights(fit, sample_weight, len(row_ll), "cheeseman_stutz")
+    if w is not None:  # a row of weight 0 adds nothing, even at likelihood 0
+        resp *= w[:, None]
+        row_ll = w * np.where(w > 0, row_ll, 0.0)
     class_counts = resp.sum(axis=0)
     K = len(fit.labels)
     marginal = Dirichlet(fit.class_prior.resolve(K)).log_marginal_likelihood(class_counts)
@@ -299,7 +305,7 @@ def cheeseman_stutz(fit, X) -> float:
     return marginal - complete + float(row_ll.sum()) + math.lgamma(K + 1)
 
 
-def pattern_statistics(fit, X) -> dict:
+def pattern_statistics(fit, X, *, sample_weight=None) -> dict:
     """G² and Pearson χ² of the observed attribute patterns against the model.
 
     For all-discrete models (Bernoulli and Categorical features): the complete
@@ -310,12 +316,16 @@ def pattern_statistics(fit, X) -> dict:
     ----------
     fit : MixtureFit
     X : DataFrame, ndarray or sparse matrix
+    sample_weight : array-like of shape (n_rows,), optional
+        The weights the fit was trained with (required when it was weighted): every
+        row is tallied with its weight, so N is the complete rows' total weight.
 
     Returns
     -------
     dict
         ``g2``, ``chi2``, ``df``, ``n_complete`` (rows without a missing value,
-        those tallied) and ``n_patterns`` (distinct patterns observed).
+        those tallied; under ``sample_weight`` their total weight) and ``n_patterns``
+        (distinct patterns observed, of positive weight).
 
     Notes
     -----
@@ -349,27 +359,46 @@ def pattern_statistics(fit, X) -> dict:
             f"model has {kinds}. Use the log-likelihood, BIC or Cheeseman-Stutz instead."
         )
     codes, levels = _pattern_codes(fit, X)
+    w = _row_weights(fit, sample_weight, len(codes), "pattern_statistics")
     complete = np.all(codes >= 0, axis=1)
+    if w is not None:
+        complete &= w > 0
     n_complete = int(complete.sum())
     if n_complete == 0:
         raise InputError(
-            "pattern statistics tally the rows of X without a missing value, and X has "
-            "none. Give rows with every feature observed."
+            "pattern statistics tally the rows of X without a missing value (and of "
+            "positive weight), and X has none. Give rows with every feature observed."
         )
     row_ll = fit.log_likelihood_rows(X)[complete]
-    patterns, first, observed = np.unique(
-        codes[complete], axis=0, return_index=True, return_counts=True
-    )
-    expected = n_complete * np.exp(row_ll[first])
+    _, first, inverse = np.unique(codes[complete], axis=0, return_index=True, return_inverse=True)
+    observed = np.bincount(inverse.ravel(), weights=None if w is None else w[complete])
+    total = float(observed.sum())
+    expected = total * np.exp(row_ll[first])
     g2 = 2.0 * float(np.sum(observed * (np.log(observed) - np.log(expected))))
-    chi2 = float(np.sum(observed**2 / expected)) - n_complete
+    chi2 = float(np.sum(observed**2 / expected)) - total
     return {
         "g2": g2,
         "chi2": chi2,
         "df": math.prod(levels) - 1 - fit.n_parameters(),
-        "n_complete": n_complete,
-        "n_patterns": len(patterns),
+        "n_complete": n_complete if w is None else total,
+        "n_patterns": len(first),
     }
+
+
+def _row_weights(fit, sample_weight, n_rows: int, what: str):
+    """``sample_weight`` checked for ``n_rows`` rows (None without weights); an error
+    when the fit was weighted but no weights are given, since the criterion would
+    then count the rows otherwise than the fit did."""
+    w = check_sample_weight(sample_weight, n_rows)
+    weighted = fit.total_weight is not None and fit.total_weight != fit.n_samples
+    if w is None and weighted:
+        raise InputError(
+            f"{what}: this mixture was fitted with sample_weight (total weight "
+            f"{fit.total_weight:g} over {fit.n_samples} rows), but no sample_weight was "
+            f"given, so {what} would count every row of X once. Give the fit's weights: "
+            f"{what}(X, sample_weight=...)."
+        )
+    return w
 
 
 def _unpatterned_kinds(fit) -> list[str]:

@@ -194,7 +194,7 @@ def mixture_model(
     table = Table(X, feature_names=feature_names)
     table.check_not_empty()
     weights = check_sample_weight(sample_weight, table.n_rows)
-    labels = mixture_labels(n_components, y)
+    labels = mixture_labels(n_components, y, n_rows=table.n_rows)
     known = None if y is None else _known_codes(y, labels, table.n_rows)
     blocks = model.bind(table, weights, n_labels=len(labels))
     return bound_mixture_model(blocks, table, labels, model.class_prior, known, weights)

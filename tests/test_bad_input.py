@@ -819,11 +819,6 @@ def test_cluster_init_responsibilities_of_the_wrong_shape_are_named():
         _EM_VOTES_MODEL.cluster(_em_votes(), 2, init=np.full((435, 3), 1 / 3), n_init=1)
 
 
-def test_compare_components_refuses_sample_weight():
-    with pytest.raises(errors.InputError, match="does not take sample_weight"):
-        bnb.compare_components(_EM_VOTES_MODEL, _em_votes(), 2, sample_weight=np.ones(435))
-
-
 _TENNIS = bnb.datasets.play_tennis()
 
 

@@ -680,11 +680,15 @@ class Bernoulli(_Discrete):
         return out
 
     def sample(self, params: dict, components: np.ndarray, rng) -> np.ndarray:
-        """Draws (n, columns) in the data's own coding: 0/1 integers, or the two
-        declared ``values`` (e.g. ``"n"``/``"y"``)."""
+        """Draws (n, columns) in the data's own coding: 0/1 integers, Booleans when the
+        two ``values`` are Booleans (a categorical column of ``False``/``True``), or the
+        two values themselves (e.g. ``"n"``/``"y"``)."""
         p1 = np.exp(params["log_prob"][..., 1])[components]
         ones = rng.random(p1.shape) < p1
-        if self.values == (0, 1):
+        booleans = all(isinstance(v, bool | np.bool_) for v in self.values)
+        if booleans and self.values[0] != self.values[1]:
+            return ones if self.values[1] else ~ones
+        if self.values == (0, 1):  # (False, True) equals it too: tested first
             return ones.astype(np.int64)
         return np.where(ones, self.values[1], self.values[0]).astype(object)
 
