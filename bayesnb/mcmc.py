@@ -48,6 +48,7 @@ from bayesnb.posterior import (
     data_tree,
     observed_values,
     stacked_dataset,
+    weighted_rows,
 )
 from bayesnb.priors import _PACKAGE_DIR, log_gamma_draws
 
@@ -546,6 +547,9 @@ def _fit_from(problem, reference, raw: Draws, done: Relabelled, sampler, seconds
         "observed_data": xr.Dataset(observed_values(problem.blocks, problem.table), coords=rows),
         "membership": xr.Dataset({"membership": membership}),
     }
+    constant = weighted_rows(problem.weights, rows)
+    if constant is not None:
+        groups["constant_data"] = constant
     for ds in groups.values():
         ds.attrs.update(attrs)
     fit.trace = data_tree(groups)

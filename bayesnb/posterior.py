@@ -29,7 +29,7 @@ from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import value_array
 from bayesnb.families.base import FusedScorer
 from bayesnb.marginals import interval
-from bayesnb.priors import random_generator
+from bayesnb.priors import _PACKAGE_DIR, random_generator
 
 #: Most entries (rows x draws x classes) of log-likelihoods held at once: the draws
 #: are scored in chunks of this size.
@@ -130,12 +130,16 @@ def stacked_dataset(fit, class_values: np.ndarray, block_values: list[dict], lea
     flat = np.arange(int(np.prod(lead_shape)) * k)
     for block, values in zip(fit.blocks, block_values, strict=True):
         for name, da in block.to_xarray(values, None, dim, flat)["params"].items():
-            kept = {c: v for c, v in da.coords.items() if dim not in v.dims}
+            kept = {c: v for c, v in da.coords.items() if c in da.dims and c != dim}
+            # other coordinates (a Binned feature's bin edges) go to the attributes:
+            # ArviZ's tables stack every variable, and a coordinate that only some
+            # variables carry stops them
+            extra = {c: v.values.tolist() for c, v in da.coords.items() if c not in da.dims}
             data[name] = xr.DataArray(
                 da.values.reshape(*lead_shape, k, *da.shape[1:]),
                 dims=(*lead_dims, *da.dims),
                 coords={**kept, **lead_coords, dim: labels},
-                attrs=da.attrs,
+                attrs={**da.attrs, **extra},
             )
     return xr.Dataset(data)
 
@@ -233,6 +237,13 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
     weights) ``constant_data`` over the fit's training rows, every batch in turn."""
     size, k = class_log_prob.shape
     target = str(fit.target)
+    if target in ("row", "chain", "draw"):
+        raise InputError(
+            f"the fit's target is named {target!r}, the name of a dimension of the "
+            "posterior's groups (their rows, chains and draws), so its labels cannot be "
+            "stored under that name. Rename the target column before "
+            f"fitting (e.g. df.rename(columns={{{target!r}: {target + '_'!r}}}))."
+        )
     loglik, label_draws, label_seen, weights = [], [], [], []
     n_total = sum(batch.table.n_rows for batch in fit.training)
     omitted = {
@@ -251,7 +262,7 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
         weights.append(np.ones(n) if batch.labels.weights is None else batch.labels.weights)
         loglik.append(_pointwise(fit, batch.table, codes, class_log_prob, params))
         drawn = _draw_labels(class_log_prob, n, rng)
-        label_draws.append(drawn.astype(np.min_scalar_type(k)))
+        label_draws.append(drawn.astype(np.min_scalar_type(-k)))  # signed, as ArviZ asks
         components = (np.arange(size)[:, None] * k + drawn).ravel()
         rows = np.tile(np.arange(n), size)
         for block, p in zip(fit.blocks, params, strict=True):
@@ -301,22 +312,29 @@ def _data_groups(fit, class_log_prob, params, shape: tuple, rng) -> dict:
         note = "; ".join(f"{name!r}: {why}" for name, why in omitted.items())
         for name in ("observed_data", "posterior_predictive"):
             groups[name].attrs["omitted"] = note
-    all_weights = np.concatenate(weights)
-    if not np.all(all_weights == 1.0):
-        groups["constant_data"] = xr.Dataset(
-            {"sample_weight": xr.DataArray(all_weights, dims=("row",))}, coords=row
-        )
-        warnings.warn(
-            "this fit has sample weights, and its log_likelihood group holds one entry "
-            "per training row, unweighted (rows of weight 0 included; the weights are in "
-            "constant_data). az.loo and az.compare, which take no weights, would treat "
-            "every row as one observation and misstate the elpd. For them, fit the rows "
-            "repeated by their whole-number weights (or without the rows of weight 0) "
-            "instead of weighting.",
-            UserWarning,
-            stacklevel=4,
-        )
+    constant = weighted_rows(np.concatenate(weights), row)
+    if constant is not None:
+        groups["constant_data"] = constant
     return groups
+
+
+def weighted_rows(weights, row: dict) -> xr.Dataset | None:
+    """The ``constant_data`` group of training rows with ``weights`` (``row``: their
+    coordinate), None when every weight is 1; with a warning that the pointwise
+    log-likelihood beside it is unweighted, which ArviZ's LOO cannot know."""
+    if weights is None or np.all(weights == 1.0):
+        return None
+    warnings.warn(
+        "this fit has sample weights, and its log_likelihood group holds one entry "
+        "per training row, unweighted (rows of weight 0 included; the weights are in "
+        "constant_data). az.loo and az.compare, which take no weights, would treat "
+        "every row as one observation and misstate the elpd. For them, fit the rows "
+        "repeated by their whole-number weights (or without the rows of weight 0) "
+        "instead of weighting.",
+        UserWarning,
+        skip_file_prefixes=(_PACKAGE_DIR,),  # the user's call
+    )
+    return xr.Dataset({"sample_weight": xr.DataArray(np.asarray(weights), dims=("row",))}, row)
 
 
 def _row_labels(training: list, n_total: int) -> np.ndarray:

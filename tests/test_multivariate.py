@@ -459,7 +459,8 @@ def test_load_refuses_a_damaged_multivariate_state(tmp_path):
 
     cases = [
         (lambda s: s.update(covariance="round"), r"covariance must be one of"),
-        (lambda s: s.update(data_cov=[[1.0, 0.0]]), r"data_cov a symmetric \(2, 2\) matrix"),
+        (lambda s: s.update(data_cov=[[1.0, 0.0]]), r"data_cov \(2, 2\); got shapes"),
+        (lambda s: s.update(data_cov=[[1.0, 0.5], [0.4, 1.0]]), r"data_cov must be a symmetric"),
         (lambda s: s["prior"].update(nu=0.5), r"nu must exceed d - 1 = 1"),
         (lambda s: s.update(covariance="diag"), r"scatter.*shape \(2, 2, 2\).*declare \(2, 2\)"),
     ]

@@ -10,6 +10,7 @@ import numpy as np
 import xarray as xr
 
 from bayesnb import _compiled
+from bayesnb._special import log_rising
 from bayesnb.errors import InputError, InputTypeError, ZeroLikelihoodError
 from bayesnb.families._kernels import (
     Labels,
@@ -194,6 +195,7 @@ class MultivariateGaussian(Family):
             mean = (w @ x) / total if total > 0 else np.zeros(x.shape[1])
             xc = x - mean
             scatter = (xc * w[:, None]).T @ xc
+            scatter = (scatter + scatter.T) / 2.0  # the product rounds apart across it
         if total > 0:
             self._check_spread(x, w, np.diagonal(scatter) / total, mean)
         return {"n": np.array([total]), "mean": mean[None], "scatter": scatter[None]}
@@ -1132,11 +1134,8 @@ def _student_t_density(df, d, log_det, quad, far=None):
     scale from the location), ``far`` (the entries (m, 2) of row and class) gives
     :math:`\log q` instead, and :math:`\log(1 + q/\nu) = \log q - \log\nu +
     \log(1 + \nu/q)` keeps the density finite."""
-    from bayesnb._lazy import special
-
     const = (
-        special.gammaln((df + d) / 2.0)
-        - special.gammaln(df / 2.0)
+        log_rising(df / 2.0, d / 2.0)  # ln Gamma((df + d) / 2) - ln Gamma(df / 2)
         - 0.5 * d * np.log(df * np.pi)
         - 0.5 * log_det
     )
