@@ -247,16 +247,21 @@ def test_em_report_describes_the_whole_data_with_the_fits_estimator():
         q = ((df["c"] == top).sum() + 1) / (n + 3)
         assert _all_text(report.loc[(k, "c"), "summary"]) == f"(all: {q:.3f})"
     # MAP (joint mode) of the Normal-Inverse-Gamma: mean and variance by hand
-    x = df["g"].to_numpy()
-    m, ss = x.mean(), ((x - x.mean()) ** 2).sum()
-    mu = (NIG["kappa"] * NIG["mu"] + n * m) / (NIG["kappa"] + n)
-    beta_n = (
-        NIG["beta"] + ss / 2 + NIG["kappa"] * n * (m - NIG["mu"]) ** 2 / (2 * (NIG["kappa"] + n))
-    )
+    mu, beta_n = _nig_posterior(df["g"].to_numpy())
     var = beta_n / (NIG["alpha"] + n / 2 + 1.5)
     assert _all_text(report.loc[(0, "g"), "summary"]) == f"(all: {mu:.4g} ± {np.sqrt(var):.3g})"
 
 
+def _nig_posterior(x):
+    """The Normal-Inverse-Gamma posterior's mean mu_n and beta_n of the values ``x``
+    under the prior ``NIG``, by their formulas."""
+    n, m, ss = len(x), x.mean(), ((x - x.mean()) ** 2).sum()
+    kappa_n = NIG["kappa"] + n
+    mu = (NIG["kappa"] * NIG["mu"] + n * m) / kappa_n
+    return mu, NIG["beta"] + ss / 2 + NIG["kappa"] * n * (m - NIG["mu"]) ** 2 / (2 * kappa_n)
+
+
+@pytest.mark.slow
 @pytest.mark.filterwarnings(CONVERGENCE)
 def test_mcmc_report_describes_the_whole_data_by_the_posterior_mean():
     # The clusters of an MCMC fit are at the posterior mean of its draws, whatever
@@ -273,12 +278,7 @@ def test_mcmc_report_describes_the_whole_data_by_the_posterior_mean():
         top = report.loc[(k, "c"), "summary"].split(":")[0]
         q = ((df["c"] == top).sum() + 2) / (n + 6)  # posterior mean under Dirichlet(2)
         assert _all_text(report.loc[(k, "c"), "summary"]) == f"(all: {q:.3f})"
-    x = df["g"].to_numpy()
-    m, ss = x.mean(), ((x - x.mean()) ** 2).sum()
-    mu = (NIG["kappa"] * NIG["mu"] + n * m) / (NIG["kappa"] + n)
-    beta_n = (
-        NIG["beta"] + ss / 2 + NIG["kappa"] * n * (m - NIG["mu"]) ** 2 / (2 * (NIG["kappa"] + n))
-    )
+    mu, beta_n = _nig_posterior(df["g"].to_numpy())
     var = beta_n / (NIG["alpha"] + n / 2 - 1)  # E[sigma^2] of the Inverse-Gamma
     for k in mix.labels:
         assert _all_text(report.loc[(k, "g"), "summary"]) == (
