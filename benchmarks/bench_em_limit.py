@@ -28,7 +28,10 @@ For each case the script prints:
   run here).
 
 It then prints the fixed cost per iteration on a 100-row data set, for gss82 and
-20k x 20 the wall time of 20 restarts over that of one, the seconds per iteration of
+20k x 20 the wall time of 20 restarts over that of one (split into the EM loop's
+sweeps and the Python work around it, with the seconds per sweep of a restart that a
+ratio of 4 would leave the loop, beside a lone restart's sweep and one plain pass
+over the encoded data), the seconds per iteration of
 Gaussian mixtures with joint covariances (``MultivariateGaussian``, each covariance
 type, Old Faithful as a frame, K = 3) in the compiled loop and in the Python engine
 measured in the same run, the same for word counts (``Multinomial``, CSR rows of
@@ -38,7 +41,8 @@ sweep, on house votes 84 (K = 2), 20k x 20 binary (K = 4) and the two smaller wo
 corpora.
 
 Run ``python3 benchmarks/bench_em_limit.py`` (``--quick``: fewer repeats;
-``--python``: the Python engine instead of the compiled loop, for comparison).
+``--python``: the Python engine instead of the compiled loop, for comparison;
+``--restarts``: only 20 restarts against one).
 """
 
 from __future__ import annotations
@@ -177,10 +181,63 @@ def converge(model, X, k: int, n_init) -> tuple[float, object]:
     return time.perf_counter() - start, fit
 
 
-def restart_ratio(model, X, k: int, repeats: int) -> tuple[float, float]:
-    one = statistics.median(converge(model, X, k, 1)[0] for _ in range(repeats))
-    twenty = statistics.median(converge(model, X, k, 20)[0] for _ in range(max(1, repeats // 2)))
-    return one, twenty
+def restart_ratio(model, X, k: int, repeats: int) -> dict:
+    """The wall time of one restart and of 20 (median of ``repeats``), split into the
+    EM loop's time and sweeps and the Python work around it, and what the loop's
+    share would have to be for 20 restarts to take 4 times one restart's time.
+
+    The time outside the loop is the wall time less the loop's
+    (:attr:`MixtureFit.seconds` summed over the restarts), split into a part per call
+    (the table, the problem, the fit) and a part per restart (its start's estimate,
+    its final state, its fit), solved from the two runs. The loop's ``budget`` for a
+    ratio of 4 is 4 times one restart's wall time less the 20 restarts' time outside
+    the loop; the caller divides it by the sweeps and compares it with a lone
+    restart's sweep and with one plain pass over the encoded data, the only work the
+    restarts of a batch share."""
+
+    def runs(n_init: int, count: int):
+        out = [converge(model, X, k, n_init) for _ in range(count)]
+        wall = statistics.median(t for t, _ in out)
+        loop = statistics.median(sum(f.seconds for f in fit.restarts) for _, fit in out)
+        return wall, loop, sum(f.n_sweeps for f in out[0][1].restarts)
+
+    converge(model, X, k, 20)  # warm: compiled code loaded, caches filled
+    one, loop1, sweeps1 = runs(1, repeats)
+    twenty, loop20, sweeps20 = runs(20, max(1, repeats // 2))
+    per_restart = max(0.0, ((twenty - loop20) - (one - loop1)) / 19)
+    budget = 4.0 * one - (twenty - loop20)
+    return {
+        "one": one,
+        "twenty": twenty,
+        "sweeps": (sweeps1, sweeps20),
+        "loop": (loop1, loop20),
+        "per_call": (one - loop1) - per_restart,
+        "per_restart": per_restart,
+        "budget": budget,
+    }
+
+
+def print_restarts(all_cases: dict, repeats: int) -> None:
+    """Print :func:`restart_ratio` for gss82 and 20k x 20 binary."""
+    for name in ("gss82", "binary-20k"):
+        model, X, k, _ = all_cases[name]
+        r = restart_ratio(model, X, k, repeats)
+        (s1, s20), (loop1, loop20) = r["sweeps"], r["loop"]
+        lone, batched = loop1 / s1, loop20 / s20
+        need = r["budget"] / s20
+        one_pass = plain_pass(model, X, k, repeats)
+        print(
+            f"{name}: 1 restart {1e3 * r['one']:.1f} ms, 20 restarts "
+            f"{1e3 * r['twenty']:.1f} ms, ratio {r['twenty'] / r['one']:.1f}\n"
+            f"  sweeps {s1} and {s20} ({s20 / s1:.1f}x); EM loop {1e3 * loop1:.1f} and "
+            f"{1e3 * loop20:.1f} ms; outside it {1e3 * r['per_call']:.2f} ms per call "
+            f"and {1e3 * r['per_restart']:.2f} ms per restart\n"
+            f"  per sweep of a restart: {1e6 * lone:.1f} us alone, {1e6 * batched:.1f} us "
+            f"in the batch ({batched / lone:.2f}); a ratio of 4 needs "
+            f"{1e6 * need:.2f} us ({need / lone:.2f} of a lone sweep), where one plain "
+            f"pass over the encoded data is {1e6 * one_pass:.1f} us "
+            f"({one_pass / lone:.2f} of it)"
+        )
 
 
 def python_engine_per_iteration(model, X, k: int, m1: int, m2: int, repeats: int) -> float:
@@ -224,6 +281,7 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--python", action="store_true", help="the Python engine")
+    parser.add_argument("--restarts", action="store_true", help="only 20 restarts against one")
     args = parser.parse_args(argv)
     if args.quick:
         args.repeats, args.m2 = 3, 60
@@ -231,6 +289,10 @@ def main(argv=None) -> None:
         mixture._em_loop.compile_problem = lambda problem: None
     engine = "Python engine" if args.python else "compiled loop"
     print(f"bayesnb {bnb.__version__}, {engine}, one thread; times in ms")
+    if args.restarts:
+        with threadpool_limits(limits=1):
+            print_restarts(cases(), args.repeats)
+        return
     header = (
         f"{'case':<13}{'s/iter':>9}{'pass':>8}{'iter/pass':>10} | {'converge':>9}{'iters':>7}"
         f"{'sweeps':>8}{'loop/sweep':>11} | {'peer':>7}{'peer s/iter':>12}{'target':>8}"
@@ -260,13 +322,7 @@ def main(argv=None) -> None:
         )
         print(f"\nfixed cost per iteration, 100 rows x 5 binary, K = 2: {1e6 * fixed:.2f} us")
         all_cases = cases()
-        for name in ("gss82", "binary-20k"):
-            model, X, k, _ = all_cases[name]
-            one, twenty = restart_ratio(model, X, k, args.repeats)
-            print(
-                f"{name}: 1 restart {1e3 * one:.1f} ms, 20 restarts {1e3 * twenty:.1f} ms, "
-                f"ratio {twenty / one:.1f}"
-            )
+        print_restarts(all_cases, args.repeats)
         print(
             "\nMultivariateGaussian, Old Faithful frame, K = 3, ms per iteration (compiled "
             "loop, Python engine, ratio):"
