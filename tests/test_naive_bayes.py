@@ -114,7 +114,11 @@ def test_gaussian_map_and_mean_match_the_conjugate_posterior():
     y = np.array([0, 0, 0, 1, 1, 1])
     prior = bnb.NormalInverseGamma(mu=0.0, kappa=0.5, alpha=2.0, beta=1.5)
     # class 0: n = 3, mean 3.8/3, S = 2.52667; class 1: n = 3, mean 3.2, S = 1.82
-    # mode sigma2 = beta_n / (alpha_n + 3/2); mean sigma2 = beta_n / (alpha_n - 1)
+    # "map" is the joint mode of the Normal-Inverse-Gamma posterior density,
+    # (sigma2)^-(alpha_n + 1) e^(-beta_n / sigma2) times the mean's normal
+    # (sigma2)^(-1/2) e^(-kappa_n (mu - mu_n)^2 / (2 sigma2)): mu = mu_n and
+    # sigma2 = beta_n / (alpha_n + 3/2). "mean" is the posterior means: E[mu] = mu_n
+    # and E[sigma2] = beta_n / (alpha_n - 1).
     for estimate in ("map", "mean"):
         fit = bnb.NaiveBayes(bnb.Gaussian(prior)).fit(x[:, None], y, estimate=estimate)
         for label in (0, 1):
