@@ -4,6 +4,8 @@ over the partitions and merges them on the client."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from bayesnb.dask import _dask, _merge_counts, _part_table
 from bayesnb.mixture import _known_codes, _Problem, _Sweep
 
@@ -14,9 +16,11 @@ class DaskProblem(_Problem):
     Each partition is held as a :meth:`_Problem.rows_part` (its rows encoded once,
     persisted where they live with ``persist=True``). A sweep sends the state once,
     gets back every partition's statistics, class counts and log-likelihood, and
-    merges them in partition order; the prior term enters the objective once. The
-    scheduler is told each part's true size (:func:`_register_sizeof`), so that it
-    never takes a part for cheap to move. The
+    merges them in partition order; the prior term enters the objective once. Each
+    partition also returns its rows' sum of ``w_i log max_k r_ik`` (ICL's term), so
+    the sweep at the final parameters leaves :meth:`top_log_sum` on the client
+    without another pass over the rows. The scheduler is told each part's true size
+    (:func:`_register_sizeof`), so that it never takes a part for cheap to move. The
     Python loop (:meth:`_Problem._run_python`) drives it: accelerated EM, the
     monotonicity check and convergence are the in-memory EM's.
     """
@@ -30,6 +34,7 @@ class DaskProblem(_Problem):
         self.n = summary["n"]
         self.total_weight = summary["weight"] if summary["weighted"] else float(self.n)
         self.compiled = None
+        self._top = None  # (the state last swept, its sum of w_i log max_k r_ik)
 
     def _encode(self, table) -> list:
         return []  # the rows stay in their partitions
@@ -57,8 +62,18 @@ class DaskProblem(_Problem):
         results = [r for r in dask.compute(*[step(p, state) for p in self.parts]) if r]
         stats, class_counts = _merge_counts(self.blocks, [r[:2] for r in results], self.K)
         loglik = float(sum(r[2] for r in results))
+        self._top = (state, float(sum(r[3] for r in results)))
         objective = loglik + self.log_prior(state)
         return _Sweep(objective, loglik, None, None, stats, class_counts, state)
+
+    def top_log_sum(self, state) -> float:
+        """The sum over the rows of ``w_i log max_k r_ik`` at ``state`` (the term ICL
+        adds to BIC; ``w_i`` = 1 without weights), merged from the partitions. EM's
+        last sweep is at its final state, so this is the value that sweep brought
+        back; a state not swept last is swept once more."""
+        if self._top is None or self._top[0] is not state:
+            self.sweep(state)
+        return self._top[1]
 
     def probe(self, run, max_iter, tol, restart, accelerate):
         """Not built on Dask: the probe of a saddle perturbs every row's
@@ -78,7 +93,12 @@ def _sweep_part(part, state):
     if part.n == 0:
         return None
     sweep = part.sweep(state)
-    return sweep.stats, sweep.class_counts, sweep.log_likelihood
+    # ICL's term of these rows, as the in-memory fit sums it (MixtureFit._from_run): a
+    # row of weight 0 adds nothing
+    logs = np.log(sweep.resp.max(axis=0))
+    w = part.weights
+    top = float(np.sum(logs if w is None else w * np.where(w > 0, logs, 0.0)))
+    return sweep.stats, sweep.class_counts, sweep.log_likelihood, top
 
 
 def _register_sizeof() -> None:

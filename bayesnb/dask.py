@@ -107,14 +107,19 @@ class _Source:
             columns = [str(c) for c in X.columns]
             if len(set(columns)) != len(columns):
                 raise InputError("X has repeated column names; give every column its own name.")
-            extra = []
+            extra = []  # the columns named by target= and sample_weight=, by their labels
             for what, name in (("target", target), ("sample_weight", sample_weight)):
-                if isinstance(name, str) and name not in X.columns:
-                    raise InputError(
-                        f"{what}={name!r} is not a column of X; its columns are {columns[:20]!r}."
-                    )
-                if isinstance(name, str):
+                if name is None or is_dask(name):
+                    continue
+                if _names_column(name, X.columns):
                     extra.append(name)
+                elif what == "target" or isinstance(name, str):
+                    raise InputError(
+                        f"{what}={name!r} is not a column of X; its columns are "
+                        f"{list(X.columns)[:20]!r}. Name one of them (by its label, e.g. "
+                        f"an int for an int-labelled column), or give the values as a Dask "
+                        "Series."
+                    )
             self.names = [c for c in X.columns if c not in extra]
             self.meta = X._meta[self.names]
             parts = list(X.to_delayed())
@@ -134,10 +139,15 @@ class _Source:
             )
             self.meta = np.empty((0, X.shape[1]), dtype=X.dtype)
         self.target = target
-        self.weight_column = sample_weight if isinstance(sample_weight, str) else None
+        named = self.is_frame and _names_column(sample_weight, X.columns)
+        self.weight_column = sample_weight if named else None
         self._blocks, self._rows = parts, rows
         ys = self._aligned(y, "y")
-        ws = None if self.weight_column else self._aligned(sample_weight, "sample_weight")
+        ws = (
+            None
+            if self.weight_column is not None
+            else self._aligned(sample_weight, "sample_weight")
+        )
         split = self.delayed(_split, pure=True)
         self.parts = [
             split(
@@ -204,6 +214,17 @@ class _Source:
         dask = _dask()
         call = self.delayed(_call, pure=True)
         return list(dask.compute(*[call(func, part, *args) for part in self.parts]))
+
+
+def _names_column(value, columns) -> bool:
+    """Whether ``value`` is the label of one of a frame's ``columns`` (a str, or any
+    other label such as the int 0); False for None, a Dask collection or an array."""
+    if value is None or is_dask(value):
+        return False
+    try:
+        return bool(value in columns)
+    except (TypeError, ValueError):  # unhashable: values, not a label
+        return False
 
 
 def _n_rows(piece) -> int:
@@ -621,9 +642,9 @@ def fit(
         },
         feature_names=[str(c) for c in source.names],  # as a Table names them
         is_frame=source.is_frame,
-        column_dtypes={str(c): d for c, d in source.meta.dtypes.items()}
-        if source.is_frame
-        else None,
+        # keyed by the frame's own labels (an int stays an int), as a Table's
+        # frame_dtypes: drawn rows then come back under them, as in memory
+        column_dtypes=dict(source.meta.dtypes.items()) if source.is_frame else None,
         target=target_name,
     )
     fitted.training = []
@@ -660,6 +681,31 @@ def _merge_counts(blocks, parts, n_labels: int):
         )
         class_counts = class_counts + totals
     return stats, class_counts
+
+
+# -- sums over the rows at fitted parameters --------------------------------------------------
+def map_rows(fitted, X, sample_weight, func, *args) -> list:
+    """``func(fitted, rows, w, *args)`` of every non-empty partition of ``X``, run where
+    the partition lives; the results (each a partition's sums, never its rows) in
+    partition order. ``rows`` is a pandas frame, an array or a CSR sparse array, as
+    ``fitted`` reads it in memory; ``w`` its weights (``sample_weight``: a Dask Series
+    or 1-D array, or the name of a column of ``X``), or None. The model choice
+    criteria (:mod:`bayesnb.model_choice`) sum over the rows this way."""
+    names = None if fitted.is_frame else fitted.feature_names
+    source = _Source(X, None, None, sample_weight, names)
+    return [r for r in source.map(_map_rows_part, fitted, func, args) if r is not None]
+
+
+def _map_rows_part(X, y, w, fitted, func, args):
+    if w is not None and len(w) and not (np.all(np.isfinite(w)) and np.all(w >= 0)):
+        raise InputError(
+            "sample_weight must be finite and >= 0 in every row; a partition has "
+            f"{w[~(np.isfinite(w) & (w >= 0))][0]!r}. Give every row a finite weight (0 "
+            "leaves it out)."
+        )
+    if not X.shape[0]:
+        return None
+    return func(fitted, X, w, *args)
 
 
 # -- prediction ------------------------------------------------------------------------------
@@ -786,6 +832,8 @@ def cluster(
     from the best restart's parameters. A start given as parameters (a Dataset, a dict
     or a fitted model) is used as it is. Responsibilities of the training rows are not
     gathered (``responsibilities`` is None): ``predict_proba(ddf)`` gives them lazily.
+    The one sum of them that :attr:`~bayesnb.mixture.MixtureFit.icl` needs is merged
+    from the partitions by EM's last sweep, so ``icl`` is the in-memory fit's.
     An array of scipy.sparse blocks runs EM as in memory.
     """
     from bayesnb._dask_em import DaskProblem
@@ -840,6 +888,9 @@ def cluster(
     state = _State(*start_params(problem.blocks, problem.K, start))
     run = problem.run(state, max_iter, tol, 0, accelerate)
     fits, best = _restart_fits(problem, [run], init, max_iter, tol)
+    # ICL's sum over the rows, which an in-memory fit takes from its responsibilities:
+    # here merged from the partitions by EM's last sweep, at the fit's parameters
+    fits[best]._top_log_sum = problem.top_log_sum(run.state)
     return fits[best]
 
 

@@ -1860,9 +1860,10 @@ class MixtureFit(FittedModel):
         self._need_fit("icl")
         if self._top_log_sum is None:
             raise InputError(
-                "icl needs the training rows' responsibilities, which this mixture does not "
-                "carry (a fit on Dask leaves them on the workers). Compute it from "
-                "bic - 2 * sum(log(predict_proba(X).max(axis=1))) over the training rows."
+                "icl needs the sum of log max_k r_ik over the training rows, which this "
+                "mixture does not carry (a fit saved without it, by an earlier version). "
+                "Refit, or compute it from bic - 2 * sum(log(predict_proba(X).max(axis=1))) "
+                "over the training rows X."
             )
         return self.bic - 2.0 * self._top_log_sum
 

@@ -20,6 +20,7 @@ import pandas as pd
 
 from bayesnb._data import Table, check_sample_weight
 from bayesnb._lazy import sparse
+from bayesnb.dask import is_dask
 from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import _xlogp_sum
 from bayesnb.families.base import count_at
@@ -38,8 +39,9 @@ def compare_components(
     ----------
     model : NaiveBayes
         The declaration; every K is fitted with ``model.cluster``.
-    X : DataFrame, ndarray or sparse matrix
-        The data to cluster.
+    X : DataFrame, ndarray, sparse matrix or Dask collection
+        The data to cluster. A Dask DataFrame or array is clustered and scored
+        partition by partition, each criterion summed over the partitions.
     k_max, k_min : int
         The range of K (inclusive).
     return_fits : bool
@@ -189,8 +191,6 @@ def _check_k_range(X, k_min, k_max, options: dict, caller: str) -> None:
     """Refuse, before anything is fitted, a ``k_min``/``k_max`` that is not a whole
     number with 1 <= k_min <= k_max, or a ``k_max`` beyond the rows of an in-memory
     ``X`` (a mixture has at most one component per row)."""
-    from bayesnb.dask import is_dask
-
     for name, value in (("k_max", k_max), ("k_min", k_min)):
         if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
             raise InputTypeError(
@@ -235,8 +235,10 @@ def cheeseman_stutz(fit, X, *, sample_weight=None) -> float:
     Parameters
     ----------
     fit : MixtureFit
-    X : DataFrame, ndarray or sparse matrix
-        The training data (the approximation is about it).
+    X : DataFrame, ndarray, sparse matrix or Dask collection
+        The training data (the approximation is about it). A Dask DataFrame or array
+        is summed partition by partition (``sample_weight`` then a Dask Series or
+        array partitioned like it, or the name of one of its columns).
     sample_weight : array-like of shape (n_rows,), optional
         The weights the fit was trained with (required when it was weighted): a row
         of weight 2 counts as two rows, as in the fit.
@@ -283,26 +285,46 @@ def cheeseman_stutz(fit, X, *, sample_weight=None) -> float:
     ... ]
     [-873.5, -609.5]
     """
-    encoded = fit.encode(X)
-    jll = fit._joint(encoded)
-    row_ll = log_sum_exp_rows(jll)
-    resp = normalize(jll)
-    w = _row_weights(fit, sample_weight, len(row_ll), "cheeseman_stutz")
-    if w is not None:  # a row of weight 0 adds nothing, even at likelihood 0
-        resp *= w[:, None]
-        row_ll = w * np.where(w > 0, row_ll, 0.0)
-    class_counts = resp.sum(axis=0)
     K = len(fit.labels)
+    if is_dask(X):  # the sums merged from the partitions
+        from bayesnb.dask import _merge_counts, map_rows
+
+        _dask_weights(fit, sample_weight, "cheeseman_stutz")
+        parts = map_rows(fit, X, sample_weight, _expected_sums)
+        stats, class_counts = _merge_counts(fit.blocks, [p[:2] for p in parts], K)
+        loglik = float(sum(p[2] for p in parts))
+    else:
+        stats, class_counts, loglik = _expected_sums(fit, X, sample_weight, "cheeseman_stutz")
     marginal = Dirichlet(fit.class_prior.resolve(K)).log_marginal_likelihood(class_counts)
     complete = _xlogp_sum(class_counts, fit.class_log_prob)
-    for block, enc, params in zip(fit.blocks, encoded, fit.block_params, strict=True):
-        st = count_at(block, enc, resp, params)
+    for block, st, params in zip(fit.blocks, stats, fit.block_params, strict=True):
         try:
             marginal += block.log_marginal(st, K)
         except NotImplementedError:  # no closed-form marginal likelihood: no estimate
             return math.nan
         complete += block.complete_log_likelihood(st, params)
-    return marginal - complete + float(row_ll.sum()) + math.lgamma(K + 1)
+    return marginal - complete + loglik + math.lgamma(K + 1)
+
+
+def _expected_sums(fit, X, sample_weight, what: str | None = None):
+    """The sums over the rows of ``X`` that :func:`cheeseman_stutz` needs, at the fit's
+    parameters: every block's expected statistics, the components' expected counts and
+    the log-likelihood (rows weighted by ``sample_weight``; checked against the fit
+    when ``what`` names the caller). The sums of disjoint rows add up (a Dask
+    collection's partitions)."""
+    encoded = fit.encode(X)
+    jll = fit._joint(encoded)
+    row_ll = log_sum_exp_rows(jll)
+    resp = normalize(jll)
+    w = sample_weight if what is None else _row_weights(fit, sample_weight, len(row_ll), what)
+    if w is not None:  # a row of weight 0 adds nothing, even at likelihood 0
+        resp *= w[:, None]
+        row_ll = w * np.where(w > 0, row_ll, 0.0)
+    stats = [
+        count_at(block, enc, resp, params)
+        for block, enc, params in zip(fit.blocks, encoded, fit.block_params, strict=True)
+    ]
+    return stats, resp.sum(axis=0), float(row_ll.sum())
 
 
 def pattern_statistics(fit, X, *, sample_weight=None) -> dict:
@@ -315,7 +337,9 @@ def pattern_statistics(fit, X, *, sample_weight=None) -> dict:
     Parameters
     ----------
     fit : MixtureFit
-    X : DataFrame, ndarray or sparse matrix
+    X : DataFrame, ndarray, sparse matrix or Dask collection
+        A Dask DataFrame or array is tallied partition by partition (``sample_weight``
+        then a Dask Series or array partitioned like it, or the name of a column).
     sample_weight : array-like of shape (n_rows,), optional
         The weights the fit was trained with (required when it was weighted): every
         row is tallied with its weight, so N is the complete rows' total weight.
@@ -358,31 +382,72 @@ def pattern_statistics(fit, X, *, sample_weight=None) -> dict:
             f"pattern statistics need discrete Bernoulli/Categorical features only; this "
             f"model has {kinds}. Use the log-likelihood, BIC or Cheeseman-Stutz instead."
         )
-    codes, levels = _pattern_codes(fit, X)
-    w = _row_weights(fit, sample_weight, len(codes), "pattern_statistics")
-    complete = np.all(codes >= 0, axis=1)
-    if w is not None:
-        complete &= w > 0
-    n_complete = int(complete.sum())
+    if is_dask(X):  # every partition's tally, merged
+        from bayesnb.dask import map_rows
+
+        _dask_weights(fit, sample_weight, "pattern_statistics")
+        tallies = [p for p in map_rows(fit, X, sample_weight, _pattern_tally) if p[3]]
+        n_complete = sum(p[3] for p in tallies)
+        weighted = sample_weight is not None
+        if tallies:
+            _, first, inverse = np.unique(
+                np.concatenate([p[0] for p in tallies]),
+                axis=0,
+                return_index=True,
+                return_inverse=True,
+            )
+            observed = np.bincount(inverse.ravel(), weights=np.concatenate([p[1] for p in tallies]))
+            pattern_ll = np.concatenate([p[2] for p in tallies])[first]
+            levels = tallies[0][4]
+    else:
+        tally = _pattern_tally(fit, X, sample_weight, "pattern_statistics")
+        _, observed, pattern_ll, n_complete, levels, weighted = tally
     if n_complete == 0:
         raise InputError(
             "pattern statistics tally the rows of X without a missing value (and of "
             "positive weight), and X has none. Give rows with every feature observed."
         )
-    row_ll = fit.log_likelihood_rows(X)[complete]
-    _, first, inverse = np.unique(codes[complete], axis=0, return_index=True, return_inverse=True)
-    observed = np.bincount(inverse.ravel(), weights=None if w is None else w[complete])
     total = float(observed.sum())
-    expected = total * np.exp(row_ll[first])
+    expected = total * np.exp(pattern_ll)
     g2 = 2.0 * float(np.sum(observed * (np.log(observed) - np.log(expected))))
     chi2 = float(np.sum(observed**2 / expected)) - total
     return {
         "g2": g2,
         "chi2": chi2,
         "df": math.prod(levels) - 1 - fit.n_parameters(),
-        "n_complete": n_complete if w is None else total,
-        "n_patterns": len(first),
+        "n_complete": total if weighted else int(n_complete),
+        "n_patterns": len(pattern_ll),
     }
+
+
+def _pattern_tally(fit, X, sample_weight, what: str | None = None):
+    """The rows of ``X`` without a missing value (and of positive weight) tallied by
+    pattern: the distinct patterns (codes, one row each), their counts (total
+    weights), each pattern's log-likelihood under the fit, the number of rows tallied,
+    every column's number of values, and whether the rows are weighted.
+    ``sample_weight`` is checked against the fit when ``what`` names the caller.
+    Tallies of disjoint rows merge (a Dask collection's partitions)."""
+    codes, levels = _pattern_codes(fit, X)
+    w = sample_weight if what is None else _row_weights(fit, sample_weight, len(codes), what)
+    complete = np.all(codes >= 0, axis=1)
+    if w is not None:
+        complete &= w > 0
+    n_complete = int(complete.sum())
+    if n_complete == 0:
+        return codes[:0], np.zeros(0), np.zeros(0), 0, levels, w is not None
+    row_ll = fit.log_likelihood_rows(X)[complete]
+    patterns, first, inverse = np.unique(
+        codes[complete], axis=0, return_index=True, return_inverse=True
+    )
+    observed = np.bincount(inverse.ravel(), weights=None if w is None else w[complete])
+    return patterns, observed, row_ll[first], n_complete, levels, w is not None
+
+
+def _dask_weights(fit, sample_weight, what: str) -> None:
+    """A fit with weights needs them for a criterion over a Dask collection too (the
+    weights themselves are read partition by partition)."""
+    if sample_weight is None:
+        _row_weights(fit, None, 0, what)
 
 
 def _row_weights(fit, sample_weight, n_rows: int, what: str):

@@ -339,4 +339,4 @@ def test_a_density_of_a_dask_frame_draws_in_its_columns_dtypes():
     assert drawn.dtypes.tolist() == frame.dtypes.tolist()
     # the Booleans' share is the Beta(1, 1) posterior mean (m + 1) / (n + 2)
     p = (frame[0].sum() + 1) / (len(frame) + 2)
-    assert abs(drawn["0"].mean() - p) < 4 * np.sqrt(p * (1 - p) / len(drawn))
+    assert abs(drawn[0].mean() - p) < 4 * np.sqrt(p * (1 - p) / len(drawn))
