@@ -57,10 +57,90 @@ def log_rising(a, n) -> np.ndarray:
         z = x + m
         value = (x - 0.5) * np.log1p(m / x) + m * np.log(z) - m
         # the series' terms c_k (z^(1-2k) - x^(1-2k)), from their powers of 1/z and 1/x
-        inv_z2, inv_x2 = 1.0 / (z * z), 1.0 / (x * x)
         pz, px = 1.0 / z, 1.0 / x
+        inv_z2, inv_x2 = pz * pz, px * px  # (not 1 / z**2, which overflows past 1e154)
         for c in _STIRLING:
             value += c * (pz - px)
             pz, px = pz * inv_z2, px * inv_x2
         out[large] = value
     return out if out.ndim else out[()]
+
+
+def log_dirichlet_evidence(alpha, counts, segments=None) -> np.ndarray:
+    r"""The log evidence of categorical draws with ``counts`` under Dirichlet(``alpha``),
+    without the multinomial coefficient, one value per Dirichlet:
+
+    .. math::
+        \ln\Gamma(A) - \ln\Gamma(A + N) + \sum_v [\ln\Gamma(\alpha_v + n_v)
+        - \ln\Gamma(\alpha_v)], \qquad A = \sum_v \alpha_v,\ N = \sum_v n_v.
+
+    ``alpha`` and ``counts`` broadcast together; the categories are the last axis, or,
+    given ``segments`` (the starts of several variables laid side by side on the
+    flattened axes after the first), each variable's part of it. Returns the leading
+    shape, or (rows, variables) with ``segments``.
+
+    Written as :math:`\sum_v L(\alpha_v, n_v) - L(A, N)`, with :math:`L` the
+    :func:`log_rising` of each, it loses all precision when one count holds nearly
+    all the weight: counts (3, 1e15) under Dirichlet(1, 1) have terms near 3.5e16 whose
+    difference is -136.36, lost to the last bits of the terms. Let :math:`j` be the
+    category of the largest :math:`\alpha_j + n_j` and :math:`r, m` the others' sums
+    of concentrations and counts. Then the same value is
+
+    .. math::
+        \sum_{v \ne j} L(\alpha_v, n_v) + L(\alpha_j, r) - L(\alpha_j + n_j, r + m),
+
+    whose last two terms are of the size of the others' share only. Each variable
+    takes the form whose two varying terms are the smaller, so that a large
+    concentration over few counts (where the pairing would carry ``r`` large) keeps
+    the first form. The error is then a few units in the last place of the larger
+    of those terms: for ordinary concentrations, of the value itself, whatever the
+    counts. One case is left: a category whose concentration is itself huge (in the
+    millions or more) and holds nearly all the weight keeps terms far larger than
+    the value in both forms, and an absolute error of a few units in their last
+    place.
+
+    Examples
+    --------
+    >>> import math
+    >>> exact = math.log(6) - math.log((10**15 + 1) * (10**15 + 2) * (10**15 + 3) * (10**15 + 4))
+    >>> got = float(log_dirichlet_evidence([1.0, 1.0], [3.0, 1e15]))
+    >>> round(got, 10), abs(got - exact) < 1e-12
+    (-136.3633461104, True)
+    """
+    alpha, counts = np.broadcast_arrays(np.asarray(alpha, dtype=float), np.asarray(counts, float))
+    if segments is None:
+        lead = counts.shape[:-1]
+        width = counts.shape[-1]
+        starts = np.zeros(1, dtype=np.intp)
+    else:
+        lead = None
+        width = int(np.prod(counts.shape[1:]))
+        starts = np.asarray(segments, dtype=np.intp).ravel()
+    a = alpha.reshape(-1, width)
+    n = counts.reshape(-1, width)
+    sizes = np.diff(np.append(starts, width))
+    variable = np.repeat(np.arange(len(starts)), sizes)  # each column's variable
+
+    def total(values):
+        return np.add.reduceat(values, starts, axis=1)
+
+    # the first category of every variable with the largest alpha + n
+    key = a + n
+    top = np.maximum.reduceat(key, starts, axis=1)[:, variable] == key
+    cols = np.arange(width)
+    first = np.minimum.reduceat(np.where(top, cols, width), starts, axis=1)
+    is_j = cols == first[:, variable]
+
+    each = log_rising(a, n)
+    others = total(np.where(is_j, 0.0, each))
+    own_j = total(np.where(is_j, each, 0.0))  # L(alpha_j, n_j)
+    whole = log_rising(total(a), total(n))  # L(A, N)
+    a_j = total(np.where(is_j, a, 0.0))
+    n_j = total(np.where(is_j, n, 0.0))
+    r = total(np.where(is_j, 0.0, a))
+    m = total(np.where(is_j, 0.0, n))
+    head = log_rising(a_j, r)  # ln Gamma(A) - ln Gamma(alpha_j)
+    tail = log_rising(a_j + n_j, r + m)  # ln Gamma(A + N) - ln Gamma(alpha_j + n_j)
+    paired = np.abs(head) + np.abs(tail) < np.abs(own_j) + np.abs(whole)
+    out = others + np.where(paired, head - tail, own_j - whole)
+    return out.reshape(lead) if lead is not None else out

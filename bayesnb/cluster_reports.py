@@ -6,10 +6,17 @@ the whole data's. The whole data's distribution is estimated, with the fit's own
 family and estimator, from the expected statistics of every component merged into one
 (:func:`bayesnb.sufficient.pool_stats`). An MCMC fit's clusters are at the posterior
 mean of its draws, so its whole data's is the posterior mean too (``"mean"``).
+
+A feature whose prior differs by component (one row per component) has no one prior
+for the merged component: it takes the components' priors pooled as pseudo-data and
+weighed as one component's (:meth:`bayesnb.Dirichlet.pooled`,
+:meth:`bayesnb.NormalInverseGamma.pooled`), which is the shared prior itself when
+every row is the same.
 """
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -32,6 +39,11 @@ def pooled_params(fit) -> list[dict]:
     Returns one dict per block of ``fit.blocks``, in the layout of
     ``fit.block_params`` with a single component.
 
+    A feature declared with one prior per component is estimated under those priors
+    pooled into one (the prior's ``pooled()``: the components' pseudo-data merged
+    and weighed as one component's); one prior shared by the components is used as
+    it is.
+
     Examples
     --------
     Pooling the components of an Old Faithful mixture gives back the mean of all
@@ -51,8 +63,21 @@ def pooled_params(fit) -> list[dict]:
         estimate = pooled or fit.estimates["features"][block.name]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ZeroProbabilityWarning)
-            out.append(block.estimate_params(pool_stats(st), estimate))
+            out.append(_whole_data_block(block).estimate_params(pool_stats(st), estimate))
     return out
+
+
+def _whole_data_block(block):
+    """``block`` as one component holding every row: a copy under its prior pooled
+    over the components when that prior has one row per component, else itself."""
+    prior = getattr(block, "prior", None)
+    pool = getattr(prior, "pooled", None)
+    pooled = prior if pool is None else pool()
+    if pooled is prior:
+        return block
+    whole = copy.copy(block)  # the fit's own block keeps its per-component prior
+    whole.prior = pooled
+    return whole
 
 
 def influence(fit) -> xr.DataArray:

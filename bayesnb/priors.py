@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bayesnb._lazy import special
-from bayesnb._special import log_rising
+from bayesnb._special import log_dirichlet_evidence, log_rising
 from bayesnb.errors import InputError, InputTypeError
 
 ESTIMATES = ("ml", "map", "mean", "predictive")
@@ -241,6 +241,34 @@ class Dirichlet:
         """The same prior with its concentration spelled out for ``n_categories``."""
         return Dirichlet(self.resolve(n_categories))
 
+    def pooled(self) -> Dirichlet:
+        """The prior of one component that holds the rows of all of them, for a
+        concentration with one row per component (a leading axis of length K > 1).
+
+        A concentration counts pseudo-observations, so the components' priors are
+        pooled as their data are (:func:`bayesnb.sufficient.pool_stats`: counts add)
+        and the sum is then divided by K, so that the pooled prior weighs as much as
+        one component's: the mean of the rows. A prior shared by every component (no
+        leading axis, or one of length 1) is returned as it is, and rows that are all
+        equal pool to that row, so the two declarations give the same whole-data
+        estimate. A mixture's cluster report estimates the whole data's distribution
+        under it (:func:`bayesnb.cluster_reports.pooled_params`).
+
+        Examples
+        --------
+        >>> Dirichlet([[1.0, 3.0], [5.0, 1.0]]).pooled()
+        Dirichlet([[3.0, 2.0]])
+        >>> Beta([2.0, 4.0], [1.0, 1.0]).pooled()   # Beta(a, b) pools a and b alike
+        Beta([3.0], [1.0])
+        """
+        a = self.alpha
+        if a.ndim < 2 or a.shape[0] == 1:
+            return self
+        mean = a.mean(axis=0, keepdims=True)
+        if isinstance(self, Beta):
+            return Beta(mean[..., 1], mean[..., 0])
+        return Dirichlet(mean)
+
     # -- conjugate update ---------------------------------------------------------------
     def posterior(self, counts) -> Dirichlet:
         """The posterior Dirichlet after observing ``counts`` (last axis: categories)."""
@@ -252,7 +280,9 @@ class Dirichlet:
         ``log B(alpha + counts) - log B(alpha)``, summed over the leading axes.
 
         The Dirichlet is over the last axis, or, given ``segments`` (the starts of
-        several variables laid side by side on it), over each variable's part.
+        several variables laid side by side on it), over each variable's part. Exact
+        to the last bits even when one category holds nearly all the weight
+        (:func:`bayesnb._special.log_dirichlet_evidence`).
 
         Examples
         --------
@@ -261,16 +291,14 @@ class Dirichlet:
         >>> bool(abs(got - math.log(1 / 12)) < 1e-12)
         True
         """
-        counts = np.asarray(counts, dtype=float)
+        counts = _as_counts(counts, self.alpha)
+        if counts.ndim == 0:
+            raise InputError(
+                f"counts must have a last axis of categories; got the scalar {counts.item()!r}. "
+                "Give one count per category, e.g. counts=[3, 1]."
+            )
         alpha = np.broadcast_to(self.alpha, counts.shape)
-
-        def total(values):
-            if segments is None:
-                return values.sum(axis=-1)
-            return np.add.reduceat(values.reshape(values.shape[0], -1), segments, axis=1)
-
-        out = total(log_rising(alpha, counts)) - log_rising(total(alpha), total(counts))
-        return float(np.sum(out))
+        return float(np.sum(log_dirichlet_evidence(alpha, counts, segments)))
 
     # -- moments ------------------------------------------------------------------------
     def mean(self) -> np.ndarray:
@@ -978,6 +1006,64 @@ class NormalInverseGamma:
     def pending(self) -> bool:
         """Whether some parameter is still a default to fill in (None)."""
         return any(v is None for v in self._values())
+
+    def pooled(self) -> NormalInverseGamma:
+        """The prior of one component that holds the rows of all of them, for a prior
+        with one row per component (some parameter of shape ``(K, d)``, K > 1).
+
+        The prior reads as pseudo-data: ``kappa`` values at mean ``mu`` and, for the
+        variance, ``2 alpha`` values with sum of squares ``2 beta``. The components'
+        pseudo-data are pooled as their data are (:func:`bayesnb.sufficient.pool_stats`)
+        and then weighed down by K, so that the pooled prior weighs as much as one
+        component's:
+
+        .. math::
+            \\bar\\kappa = \\tfrac1K \\sum_k \\kappa_k,\\quad
+            \\bar\\mu = \\frac{\\sum_k \\kappa_k \\mu_k}{\\sum_k \\kappa_k},\\quad
+            \\bar\\alpha = \\tfrac1K \\sum_k \\alpha_k,\\quad
+            \\bar\\beta = \\tfrac1K \\Big(\\sum_k \\beta_k
+                + \\tfrac12 \\sum_k \\kappa_k (\\mu_k - \\bar\\mu)^2\\Big).
+
+        The last term is the spread of the components' prior means, which the whole
+        data span, as the pooled sum of squares of the data holds the spread of the
+        components' means. A prior shared by every component is returned as it is,
+        and rows that are all equal pool to that row, so the two declarations give the
+        same whole-data estimate. A mixture's cluster report estimates the whole
+        data's distribution under it (:func:`bayesnb.cluster_reports.pooled_params`).
+
+        Examples
+        --------
+        Prior means 0 and 4 with one pseudo-observation each: the pooled mean is 2 and
+        beta gains half of (0 - 2)**2 + (4 - 2)**2, over K = 2.
+
+        >>> prior = NormalInverseGamma(mu=[[0.0], [4.0]], kappa=1.0, alpha=2.0, beta=1.0)
+        >>> pooled = prior.pooled()
+        >>> [float(v[0, 0]) for v in (pooled.mu, pooled.kappa, pooled.alpha, pooled.beta)]
+        [2.0, 1.0, 2.0, 3.0]
+        """
+        values = self._values()
+        shapes = [np.shape(v) for v in values if v is not None]
+        if not any(len(s) == 2 and s[0] > 1 for s in shapes):
+            return self
+        if self.pending():
+            raise InputError(
+                "pooling a NormalInverseGamma with one row per component needs every "
+                f"parameter given; got {self!r}, with a default still to fill in (None). "
+                "Give mu, kappa, alpha and beta, or call .resolve(pooled_mean, pooled_var, "
+                "n_labels) first."
+            )
+        from bayesnb.sufficient import pool_stats  # the statistics' merge
+
+        shape = self._shape()
+        K = shape[0]
+        mu, kappa, alpha, beta = (np.broadcast_to(np.asarray(v, float), shape) for v in values)
+        merged = pool_stats({"n": kappa, "mean": mu, "ss": 2.0 * beta})
+        return NormalInverseGamma(
+            mu=merged["mean"],
+            kappa=merged["n"] / K,
+            alpha=alpha.mean(axis=0, keepdims=True),
+            beta=merged["ss"] / (2.0 * K),
+        )
 
     def _check_resolved(self):
         if self.pending():
