@@ -105,7 +105,9 @@ class DensityFit(NaiveBayesFit):
             A DataFrame with the training columns when the fit was on a DataFrame
             (labelled as in the training frame, e.g. the int ``0``; values in the
             data's coding, e.g. ``"y"``/``"n"``, a discrete feature's column in its
-            training dtype, a Binned value uniform within its bin); else an array
+            training dtype, a continuous one in its float dtype when that was float32
+            or pandas' ``Float64``, a Binned value uniform within its bin, as float64);
+            else an array
             (n, features) in the training column order.
         """
         n = check_draw_count(n)

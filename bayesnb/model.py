@@ -492,6 +492,14 @@ class FittedModel:
                 columns[col] = draws[:, j]
                 if self.column_dtypes and block.kind in _DRAWN_IN_DATA_TYPE:
                     columns[col] = _in_training_type(draws[:, j], self.column_dtypes[col], block, j)
+                elif (
+                    self.column_dtypes
+                    and block.kind != "binned"  # rounded to float32, a draw may cross an edge
+                    and _other_float(self.column_dtypes[col])
+                ):
+                    columns[col] = (
+                        pd.Series(draws[:, j], copy=False).astype(self.column_dtypes[col]).array
+                    )
         return columns
 
     # -- parameter counting ----------------------------------------------------------------
@@ -1354,6 +1362,19 @@ def _in_training_type(draws: np.ndarray, dtype, block: Family, j: int):
     return pd.Series(draws, copy=False).astype(dtype).array
 
 
+def _other_float(dtype) -> bool:
+    """Whether ``dtype`` is a floating dtype other than NumPy's float64 (float32, or
+    pandas' nullable ``Float64``): a continuous family's draws, float64, are given back
+    in it. An integer column's continuous draws stay float64 (rounding them would change
+    their distribution), and so do a Binned column's (rounding may move a draw across
+    an edge into the next bin)."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind == "f" and dtype != np.float64
+    return isinstance(dtype, pd.api.extensions.ExtensionDtype) and pd.api.types.is_float_dtype(
+        dtype
+    )
+
+
 def _holds_new_cell(draws: np.ndarray, block: Family) -> bool:
     """Whether a block under ``unseen="predictive"`` drew its ``"<new>"`` cell."""
     if getattr(block, "unseen", None) != "predictive":
@@ -1675,7 +1696,7 @@ def _binned_from_state(state: dict, prior, common: dict, d: int, where: str):
         )
     column_edges = [_numbers(e, f"{where}: column_edges[{j}]") for j, e in enumerate(saved)]
     for j, e in enumerate(column_edges):
-        if e.ndim != 1 or len(e) < 2 or np.any(np.diff(e) <= 0):
+        if e.ndim != 1 or len(e) < 2 or np.any(e[1:] <= e[:-1]):
             raise ModelFileError(
                 f"{where}: column_edges[{j}] must be at least two strictly increasing "
                 f"numbers; got {e.tolist()!r}."

@@ -1518,6 +1518,15 @@ class Binned(Categorical):
                 f"value in training to learn bins={self.bins!r} from. Drop the column, or "
                 "declare its edges."
             )
+        with np.errstate(over="ignore"):
+            span = values.max() - values.min()
+        if not np.isfinite(span):  # numpy's rules and quantiles both take differences
+            raise InputError(
+                f"Binned feature {self._variable(j)!r}: column {column!r} spans "
+                f"{values.min():g} .. {values.max():g}, a range beyond the largest float "
+                f"(about 1.8e308), so bins={self.bins!r} cannot split it. Rescale the "
+                "column (e.g. divide it by a power of ten), or declare edges."
+            )
         if self.bins == "quantile":
             edges = np.unique(np.quantile(values, np.linspace(0.0, 1.0, self.n_bins + 1)))
             if len(edges) < 2:
@@ -1527,17 +1536,16 @@ class Binned(Categorical):
                     "point. Use bins=<int> (a unit-wide bin around it) or declare edges."
                 )
         else:
-            with np.errstate(over="ignore"):
-                span = values.max() - values.min()
-            if not np.isfinite(span):
+            try:
+                edges = np.histogram_bin_edges(values, bins=self.bins)
+            except ValueError as err:  # numpy: the range is too narrow for the bins
                 raise InputError(
-                    f"Binned feature {self._variable(j)!r}: column {column!r} spans "
-                    f"{values.min():g} .. {values.max():g}, a range beyond the largest float "
-                    f"(about 1.8e308), so bins={self.bins!r} cannot split it. Rescale the "
-                    "column (e.g. divide it by a power of ten), or declare edges."
-                )
-            edges = np.histogram_bin_edges(values, bins=self.bins)
-        if not np.all(np.diff(edges) > 0):
+                    f"Binned feature {self._variable(j)!r}: bins={self.bins!r} cannot split "
+                    f"column {column!r}, whose training range {values.min():.17g} .. "
+                    f"{values.max():.17g} is too narrow for that many bins of positive "
+                    f"width (numpy: {err}). Use fewer bins, or declare edges."
+                ) from None
+        if not np.all(edges[1:] > edges[:-1]):
             raise InputError(
                 f"Binned feature {self._variable(j)!r}: the edges bins={self.bins!r} learns "
                 f"from column {column!r} are not strictly increasing (its range "
@@ -1588,7 +1596,7 @@ class Binned(Categorical):
 
     def _log_widths(self) -> np.ndarray:
         """The log width of every bin, on the flat (K, -1) layout of the block."""
-        return np.concatenate([np.log(np.diff(e)) for e in self.column_edges])
+        return np.concatenate([_log_widths(e) for e in self.column_edges])
 
     def _log_table(self, params) -> np.ndarray:
         return self._flat(params["log_prob"]) - self._log_widths()
@@ -1616,7 +1624,7 @@ class Binned(Categorical):
             self.column_edges, self._draw_codes(params, components, rng), strict=True
         ):
             lo, hi = edges[idx], edges[idx + 1]
-            draws.append(lo + (hi - lo) * rng.random(len(idx)))
+            draws.append(_uniform_within(lo, hi, rng.random(len(idx))))
         return draws[0] if self.n_columns == 1 else np.stack(draws, axis=1)
 
     def observed_codes(self, data) -> np.ndarray:
@@ -1650,6 +1658,32 @@ class Binned(Categorical):
 BIN_RULES = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
 
 
+def _log_widths(edges: np.ndarray) -> np.ndarray:
+    """``log(edges[j + 1] - edges[j])`` of every bin, also where the width itself passes
+    the largest float (edges near -1.8e308 and +1.8e308): there the width's halves are
+    taken, ``log(hi / 2 - lo / 2) + log 2``."""
+    lo, hi = edges[:-1], edges[1:]
+    with np.errstate(over="ignore"):
+        width = hi - lo
+    wide = np.isinf(width)
+    if wide.any():
+        width = np.where(wide, hi / 2 - lo / 2, width)
+    return np.log(width) + np.where(wide, np.log(2.0), 0.0)
+
+
+def _uniform_within(lo: np.ndarray, hi: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Points ``lo + (hi - lo) u`` for ``u`` in [0, 1), each within ``[lo, hi)``: written
+    ``lo (1 - u) + hi u`` where the width passes the largest float, and kept below ``hi``
+    where rounding would put it on the next bin's edge."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        width = hi - lo
+        out = lo + width * u
+    wide = np.isinf(width)
+    if wide.any():
+        out = np.where(wide, lo * (1.0 - u) + hi * u, out)
+    return np.clip(out, lo, np.nextafter(hi, lo))
+
+
 def _checked_edges(edges, what: str) -> np.ndarray:
     """``edges`` as a float array: at least two finite, strictly increasing numbers."""
     try:
@@ -1661,7 +1695,7 @@ def _checked_edges(edges, what: str) -> np.ndarray:
         or arr.ndim != 1
         or len(arr) < 2
         or not np.all(np.isfinite(arr))
-        or np.any(np.diff(arr) <= 0)
+        or np.any(arr[1:] <= arr[:-1])  # no difference taken: it may pass the largest float
     ):
         shown = arr.tolist() if arr is not None else edges
         raise InputError(

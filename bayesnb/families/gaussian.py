@@ -510,8 +510,23 @@ class Gaussian(Family):
     def merge_stats(self, a: dict, b: dict) -> dict:
         """Counts, means and sums of squares of two disjoint batches merged by the
         pairwise update of Chan, Golub and LeVeque
-        (:func:`bayesnb.sufficient.merge_stats`)."""
-        return merge_stats(a, b)
+        (:func:`bayesnb.sufficient.merge_stats`). Batches whose means lie so far apart
+        that the merged sum of squares passes the largest float raise an
+        :class:`~bayesnb.errors.InputError` naming the column."""
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            merged = merge_stats(a, b)
+        bad = ~(np.isfinite(merged["mean"]) & np.isfinite(merged["ss"]))
+        if bad.any():
+            k, j = (int(v) for v in np.argwhere(bad)[0])
+            raise InputError(
+                f"{self._what()}: the batches' means of column {self.columns[j]!r} "
+                f"({float(np.asarray(a['mean'])[k, j]):.3g} and "
+                f"{float(np.asarray(b['mean'])[k, j]):.3g}) lie so far apart that the "
+                "squared deviations of all their rows from one mean sum beyond the largest "
+                "float (about 1.8e308), so their variance cannot be stored. Rescale the "
+                "column (e.g. divide it by a power of ten) in every batch, and fit again."
+            )
+        return merged
 
 
 # ----------------------------------------------------------------------------------------

@@ -444,7 +444,8 @@ class MultivariateGaussian(Family):
         diagonal = self.covariance in DIAGONAL_COVARIANCES
         missing = np.isnan(x)
         if not missing.any():
-            n, mean, scatter = _moments(x, r, diagonal)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                n, mean, scatter = _moments(x, r, diagonal)
         elif at is None:
             self._check_values(x)
         else:
@@ -455,9 +456,16 @@ class MultivariateGaussian(Family):
                 x, missing, r, mu, np.asarray(at["cov"], dtype=float), diagonal, rng
             )
         if not (np.isfinite(mean).all() and np.isfinite(scatter).all()):
+            spread = np.diagonal(scatter, axis1=1, axis2=2) if scatter.ndim == 3 else scatter
+            bad = ~(np.isfinite(mean) & np.isfinite(spread)).all(axis=0)
+            j = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+            column = self.columns[j] if self.columns else j
+            centre = " from the first training rows' mean" if self.data_mean is not None else ""
             raise InputError(
-                f"{self._what()} has values whose squared deviations sum beyond the "
-                "largest float (about 1.8e308). Rescale the columns before fitting."
+                f"{self._what()} has values in column {column!r} (as far as "
+                f"{float(np.nanmax(np.abs(x[:, j]))):.3g}{centre}) whose squared deviations "
+                "sum beyond the largest float (about 1.8e308). Rescale the columns (e.g. "
+                "divide them by a power of ten) before fitting."
             )
         if self.data_mean is not None:
             mean = mean + self.data_mean
@@ -1113,8 +1121,27 @@ class MultivariateGaussian(Family):
 
     def merge_stats(self, a: dict, b: dict) -> dict:
         """Counts, means and scatter matrices of two disjoint batches, merged by the
-        pairwise update (:func:`bayesnb.sufficient.merge_stats`)."""
-        return merge_stats(a, b)
+        pairwise update (:func:`bayesnb.sufficient.merge_stats`). Batches whose means
+        lie so far apart that the merged scatter passes the largest float raise an
+        :class:`~bayesnb.errors.InputError` naming the column."""
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            merged = merge_stats(a, b)
+        scatter = np.asarray(merged["scatter"])
+        spread = np.diagonal(scatter, axis1=1, axis2=2) if scatter.ndim == 3 else scatter
+        bad = ~(np.isfinite(merged["mean"]) & np.isfinite(spread))  # (K, d)
+        if bad.any() or not np.isfinite(scatter).all():
+            where = bad if bad.any() else ~np.isfinite(scatter)
+            k, j = (int(v) for v in np.argwhere(where)[0][:2])
+            column = self.columns[j] if self.columns else j
+            raise InputError(
+                f"{self._what()}: the batches' means of column {column!r} "
+                f"({float(np.asarray(a['mean'])[k, j]):.3g} and "
+                f"{float(np.asarray(b['mean'])[k, j]):.3g}) lie so far apart that the "
+                "squared deviations of all their rows from one mean sum beyond the largest "
+                "float (about 1.8e308), so their covariance cannot be stored. Rescale the "
+                "column (e.g. divide it by a power of ten) in every batch, and fit again."
+            )
+        return merged
 
     def describe(self, params: dict, reference: dict) -> dict:
         mu = params["mu"]
