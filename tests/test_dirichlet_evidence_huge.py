@@ -193,3 +193,63 @@ def test_log_rising_at_enormous_arguments_does_not_overflow():
         got = float(log_rising(20.0, 1e300))
     expected = float(special.gammaln(1e300) - special.gammaln(20.0))
     assert got == pytest.approx(expected, rel=1e-14)
+
+
+# -- every row of a sparse matrix of counts (the Multinomial predictive) -----------------
+
+
+@pytest.mark.parametrize(("alpha", "counts"), HUGE)
+def test_rows_of_sparse_counts_match_the_exact_evidence(alpha, counts):
+    """:func:`log_dirichlet_evidence_rows` holds each row's counts as stored words,
+    the others adding only their concentrations; every huge case, as a row beside an
+    ordinary row and an empty one, and under a second concentration row."""
+    from scipy import sparse
+
+    from bayesnb._special import log_dirichlet_evidence_rows
+
+    ordinary = [1.0] * len(counts)
+    x = sparse.csr_array(np.array([counts, ordinary, [0.0] * len(counts)]))
+    other = [a + 1.0 for a in alpha]
+    got = log_dirichlet_evidence_rows(np.array([alpha, other]), x)
+    assert got.shape == (3, 2)
+    for k, conc in enumerate((alpha, other)):
+        assert got[0, k] == pytest.approx(_exact(conc, counts), rel=1e-13)
+        a, n = np.array(conc), np.array(ordinary)
+        by_hand = (
+            special.gammaln(a.sum())
+            - special.gammaln(a.sum() + n.sum())
+            + np.sum(special.gammaln(a + n) - special.gammaln(a))
+        )
+        assert got[1, k] == pytest.approx(by_hand, rel=1e-12)
+        assert got[2, k] == 0.0
+
+
+def test_rows_with_repeated_entries_sum_them_first():
+    """A CSR matrix may hold a word twice in one row (unsummed duplicates): the
+    evidence is that of their sum, not of each part."""
+    from scipy import sparse
+
+    from bayesnb._special import log_dirichlet_evidence_rows
+
+    x = sparse.csr_array((np.array([2.0, 3.0, 1.0]), np.array([0, 0, 1]), np.array([0, 3])))
+    got = log_dirichlet_evidence_rows([[1.0, 2.0]], x.copy())
+    assert float(got[0, 0]) == pytest.approx(_exact([1.0, 2.0], [5.0, 1.0]), rel=1e-14)
+
+
+def test_multinomial_predictive_of_a_document_with_one_huge_count():
+    """The posterior predictive of word counts is the Dirichlet-multinomial under the
+    class's posterior concentration: a document holding one word 1e15 times scores, in
+    each class, the exact evidence plus the class's log prior (its log-odds was off by
+    about a nat when the total's term was taken apart from the word's)."""
+    X = np.array([[5, 1, 0], [1, 4, 2], [0, 2, 6], [3, 0, 1]], dtype=float)
+    y = np.array([0, 0, 1, 1])
+    fit = bnb.NaiveBayes(bnb.Multinomial()).fit(X, y, estimate="predictive")
+    # posterior concentration: the class's word counts + 1 (Dirichlet(1) prior)
+    conc = [[1.0 + 5 + 1, 1.0 + 1 + 4, 1.0 + 0 + 2], [1.0 + 0 + 3, 1.0 + 2 + 0, 1.0 + 6 + 1]]
+    np.testing.assert_array_equal(fit.block_params[0]["concentration"], conc)
+    doc = [3.0, 1e15, 0.0]
+    jll = fit.joint_log_likelihood(np.array([doc]))[0]
+    # the class prior's posterior mean under Dirichlet(1): (2 + 1) / (4 + 2) each
+    log_prior = math.log(3 / 6)
+    for k in range(2):
+        assert jll[k] == pytest.approx(_exact(conc[k], doc) + log_prior, rel=1e-13)

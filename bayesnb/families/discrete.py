@@ -16,7 +16,7 @@ import xarray as xr
 
 from bayesnb import _compiled
 from bayesnb._lazy import sparse
-from bayesnb._special import log_rising
+from bayesnb._special import log_dirichlet_evidence_rows
 from bayesnb.errors import InputError, InputTypeError, UnseenValuesWarning
 from bayesnb.families import _given
 from bayesnb.families._kernels import (
@@ -1942,15 +1942,9 @@ class Multinomial(_Discrete):
         if "concentration" not in params:
             logp = params["log_prob"]
             return self._dot(enc, logp, np.zeros((_n_rows(enc), len(logp))))
-        a = params["concentration"]  # (K, V)
-        x = sparse.csr_array(self._checked(enc))
-        lengths = np.asarray(x.sum(axis=1)).ravel()
-        rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
-        out = -log_rising(a.sum(axis=1)[None, :], lengths[:, None])
-        for k in range(a.shape[0]):
-            terms = log_rising(a[k, x.indices], x.data)
-            out[:, k] += np.bincount(rows, weights=terms, minlength=x.shape[0])
-        return out
+        # the Dirichlet-multinomial of every row (without its coefficient), exact also
+        # when one word holds nearly all of a long document's count
+        return log_dirichlet_evidence_rows(params["concentration"], self._checked(enc))
 
     def flat_size(self) -> int:
         return self.n_columns
