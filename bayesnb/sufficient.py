@@ -98,15 +98,15 @@ def merge_stats(a: dict, b: dict) -> dict:
         share = np.where(n > 0, nb / n, 0.0)  # n_b / n
     delta = mb - ma
     mean = np.where(na == 0, mb, np.where(nb == 0, ma, ma + delta * share))
+    # delta sqrt(n_a n_b / n), squared: no overflow of delta^2 where the weights
+    # would bring the product back below the largest float
+    scaled = delta * np.sqrt(na * share)
     if kind == "multivariate":
-        weight = na[:, 0] * share[:, 0]  # n_a n_b / n
         sa, sb = np.asarray(a["scatter"], dtype=float), np.asarray(b["scatter"], dtype=float)
-        if sa.ndim == 3:
-            cross = weight[:, None, None] * delta[:, :, None] * delta[:, None, :]
-        else:  # the diagonal alone
-            cross = weight[:, None] * delta * delta
+        # (a diagonal covariance keeps the diagonal alone)
+        cross = scaled[:, :, None] * scaled[:, None, :] if sa.ndim == 3 else scaled * scaled
         return {"n": n[:, 0], "mean": mean, "scatter": sa + sb + cross}
-    ss = np.add(a["ss"], b["ss"]) + delta * delta * na * share
+    ss = np.add(a["ss"], b["ss"]) + scaled * scaled
     return {"n": n, "mean": mean, "ss": ss}
 
 

@@ -178,3 +178,34 @@ def test_bad_statistics_are_named():
         merge_stats({"mu": 1, "var": 2}, {"mu": 1, "var": 2})
     with pytest.raises(ValueError, match="weight must be a finite number >= 0; got -1"):
         scale_stats(counts, -1)
+
+
+def test_merging_far_apart_means_of_tiny_weight_stays_finite():
+    """Means +-1.5e154 of weight 1e-20 each: delta^2 (9e308) is beyond the largest float,
+    but the merged sum of squares delta^2 n_a n_b / n is 4.5e288. Oracle: the formula in
+    exact rational arithmetic (every float is a rational)."""
+    from fractions import Fraction
+
+    wa, wb, ma, mb = 1e-20, 3e-20, 1.5e154, -1.5e154
+    exact = (
+        (Fraction(mb) - Fraction(ma)) ** 2
+        * Fraction(wa)
+        * Fraction(wb)
+        / (Fraction(wa) + Fraction(wb))
+    )
+    a = {"n": np.array([[wa]]), "mean": np.array([[ma]]), "ss": np.array([[0.0]])}
+    b = {"n": np.array([[wb]]), "mean": np.array([[mb]]), "ss": np.array([[0.0]])}
+    with np.errstate(all="raise"):  # no overflow on the way
+        both = merge_stats(a, b)
+    assert both["ss"][0, 0] == pytest.approx(float(exact), rel=1e-15)
+    # a multivariate block's scatter (full and diagonal) takes the same cross term
+    full = merge_stats(
+        {"n": np.array([wa]), "mean": np.array([[ma, 1.0]]), "scatter": np.zeros((1, 2, 2))},
+        {"n": np.array([wb]), "mean": np.array([[mb, 1.0]]), "scatter": np.zeros((1, 2, 2))},
+    )
+    np.testing.assert_allclose(full["scatter"][0], [[float(exact), 0.0], [0.0, 0.0]], rtol=1e-15)
+    diag = merge_stats(
+        {"n": np.array([wa]), "mean": np.array([[ma]]), "scatter": np.zeros((1, 1))},
+        {"n": np.array([wb]), "mean": np.array([[mb]]), "scatter": np.zeros((1, 1))},
+    )
+    assert diag["scatter"][0, 0] == pytest.approx(float(exact), rel=1e-15)
