@@ -107,8 +107,9 @@ class DensityFit(NaiveBayesFit):
             data's coding, e.g. ``"y"``/``"n"``, a discrete feature's column in its
             training dtype, a continuous one in its float dtype when that was float32
             or pandas' ``Float64``, a Binned value uniform within its bin, as float64);
-            else an array
-            (n, features) in the training column order.
+            else an array (n, features) in the training column order, numeric (the
+            common type of the drawn columns) when every feature draws numbers, as
+            from a numeric array, and of objects otherwise (categories that are text).
         """
         n = check_draw_count(n)
         rng = random_generator(random_state)
@@ -116,7 +117,7 @@ class DensityFit(NaiveBayesFit):
         frame = pd.DataFrame({c: columns[c] for c in self.feature_names})
         if self.is_frame:
             return self._with_training_labels(frame)
-        return frame.to_numpy()
+        return _one_array(frame)
 
     # -- parameters ----------------------------------------------------------------------------
     #: The one class is no entry of a table (see FittedModel.parameter_counts): the
@@ -188,3 +189,15 @@ class DensityFit(NaiveBayesFit):
             )
         n = self._table(X).n_rows
         return super().update(X, [CONSTANT_LABEL] * n, sample_weight=sample_weight)
+
+
+def _one_array(frame: pd.DataFrame) -> np.ndarray:
+    """Drawn columns as one array, as a training array holds its rows: numbers (a
+    discrete feature's categories drawn as objects, e.g. the ints of an integer
+    array, typed by what they hold) in the columns' common numeric type, anything
+    else (text) as objects."""
+    typed = frame.infer_objects()
+    dtypes = list(typed.dtypes)
+    if dtypes and all(isinstance(d, np.dtype) and d.kind in "biuf" for d in dtypes):
+        return typed.to_numpy(dtype=np.result_type(*dtypes))
+    return frame.to_numpy()

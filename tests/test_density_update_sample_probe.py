@@ -268,3 +268,22 @@ def test_draws_follow_the_fitted_gaussian_and_keep_a_float32_column():
     np.testing.assert_array_equal(
         density.sample(7, random_state=3)["a"], density.sample(7, random_state=3)["a"]
     )
+
+
+def test_a_density_of_an_array_draws_a_numeric_array_when_its_values_are_numbers():
+    """An array holds one type: draws from a density fitted on a numeric array come
+    back numeric (the common type of the drawn columns), with each Categorical
+    column's values among the training array's; text categories stay objects."""
+    rng = np.random.default_rng(3)
+    floats = np.column_stack([rng.integers(0, 3, 80).astype(float), rng.normal(size=80)])
+    fit = bnb.NaiveBayes({"x0": bnb.Categorical(), "x1": bnb.Gaussian()}).density(floats)
+    drawn = fit.sample(500, random_state=0)
+    assert drawn.dtype == np.float64 and drawn.shape == (500, 2)
+    assert set(np.unique(drawn[:, 0])) <= {0.0, 1.0, 2.0}
+    ints = rng.integers(0, 4, (80, 2))
+    drawn = bnb.NaiveBayes(bnb.Categorical()).density(ints).sample(300, random_state=0)
+    assert drawn.dtype == np.int64
+    assert set(np.unique(drawn)) <= set(np.unique(ints))
+    text = np.array([["a", "b"], ["b", "a"], ["a", "a"]])
+    drawn = bnb.NaiveBayes(bnb.Categorical()).density(text).sample(50, random_state=0)
+    assert drawn.dtype == object and set(drawn.ravel()) <= {"a", "b"}
