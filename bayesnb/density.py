@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnb.errors import InputError
+from bayesnb.errors import InputError, ModelFileError
 from bayesnb.model import check_draw_count
 from bayesnb.naive_bayes import NaiveBayesFit
 from bayesnb.posterior import data_tree
@@ -54,6 +54,19 @@ class DensityFit(NaiveBayesFit):
     >>> round(float(fit.log_density(X.iloc[[0]])[0]), 6)    # log(2/3)
     -0.405465
     """
+
+    @classmethod
+    def _check_saved_labels(cls, labels: list) -> None:
+        """A density has the one constant class; a file that gives it other labels
+        holds a classifier or a mixture whose ``model`` entry was changed."""
+        if labels != [CONSTANT_LABEL]:
+            raise ModelFileError(
+                f"the file's 'model' entry says DensityFit, but its 'labels' are "
+                f"{labels[:10]!r}; a density has the one class [{CONSTANT_LABEL!r}]. It is "
+                "the file of a classifier or a mixture whose 'model' entry was changed. "
+                "Save the density again (NaiveBayes().density(X).save(path)), or restore "
+                "the entry to the kind that wrote the file."
+            )
 
     # -- the density ---------------------------------------------------------------------
     def log_density(self, X) -> np.ndarray:

@@ -14,6 +14,7 @@ import importlib
 import json
 import math
 import os
+import tempfile
 import warnings
 
 import numpy as np
@@ -626,6 +627,12 @@ class FittedModel:
         ds.attrs[CONFIG_ATTR] = json.dumps(self._config())
         return ds
 
+    @classmethod
+    def _check_saved_labels(cls, labels: list) -> None:
+        """Refuse (:class:`~bayesnb.errors.ModelFileError`) the ``labels`` a file gives
+        a model of this kind when the kind cannot have them (called by :func:`load`;
+        every list of distinct labels is allowed by default)."""
+
     def _restore(self, config: dict) -> None:
         """Put back what a subclass saved in its configuration beyond the statistics
         (called by :func:`load`; nothing by default)."""
@@ -637,7 +644,12 @@ class FittedModel:
         code, so the round trip is exact. Labels and categories may be strings,
         numbers, booleans (Python or NumPy scalars) and dates or times (``datetime``,
         ``pandas.Timestamp``, ``numpy.datetime64`` and their durations); each comes
-        back as the type it was.
+        back as the type it was, and a frame's column dtypes (a string column's
+        storage, a categorical's categories) too.
+
+        ``path`` is used as given: no suffix is added (``.nc`` is the custom). A file
+        already there is replaced once the new one is written whole, so a save that
+        fails leaves it as it was; a read-only file is not replaced (an error).
         """
         for block in self.blocks:
             if block.kind not in SAVED_KINDS:
@@ -664,23 +676,58 @@ def check_draw_count(n) -> int:
 
 def write_dataset(dataset: xr.Dataset, path) -> None:
     """Write a saved model's ``dataset`` to ``path`` (netCDF-3), checking the path first:
-    a directory, a missing folder or an unwritable file is an error naming ``path``."""
+    a directory, a missing folder or a read-only file is an error naming ``path``.
+
+    ``path`` is used as given (no suffix is added). An existing file there is replaced,
+    and only once the new file is written whole: the model goes to a temporary file in
+    the same folder, which then takes the place of ``path``, so a save that fails leaves
+    the old file as it was.
+    """
     name = _file_name(path, "save")
     if os.path.isdir(name):
         raise InputError(
             f"save: path {name!r} is a directory; give a file name, e.g. "
             f"{os.path.join(name, 'model.nc')!r}."
         )
-    folder = os.path.dirname(os.path.abspath(name))
+    target = os.path.realpath(name)  # a link: the file it points to is written
+    folder = os.path.dirname(target)
     if not os.path.isdir(folder):
         raise InputError(
             f"save: the folder {folder!r} of path {name!r} does not exist. Create it "
             "first (os.makedirs), or save elsewhere."
         )
+    if os.path.exists(target) and not os.access(target, os.W_OK):
+        raise InputError(
+            f"save: the file at path {name!r} is read-only, so it is not replaced. Make it "
+            "writable (os.chmod), or save under another name."
+        )
     try:
-        dataset.to_netcdf(name, engine="scipy")
+        fd, temporary = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
+        )
+    except OSError as exc:
+        raise InputError(
+            f"save: cannot write path {name!r}: no file can be made in its folder {folder!r} "
+            f"({exc.strerror or exc}). Save in a folder you may write to."
+        ) from exc
+    try:
+        os.close(fd)
+        dataset.to_netcdf(temporary, engine="scipy")
+        mode = os.stat(target).st_mode if os.path.exists(target) else _new_mode()
+        os.chmod(temporary, mode)  # the replaced file's mode, or a new file's
+        os.replace(temporary, target)
     except OSError as exc:
         raise InputError(f"save: cannot write path {name!r} ({exc.strerror or exc}).") from exc
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+
+
+def _new_mode() -> int:
+    """The mode a new file gets under the process's umask (a temporary file gets 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def _file_name(path, verb: str) -> str:
@@ -694,6 +741,9 @@ def _file_name(path, verb: str) -> str:
             f"{type(path).__name__} {path!r}. Give a path such as 'model.nc'."
         ) from None
 
+
+#: The first bytes of an HDF5 file, which a netCDF-4 file is.
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 #: The attribute of a saved file that holds the model's declaration (JSON).
 CONFIG_ATTR = "bayesnb_config"
@@ -757,13 +807,25 @@ def load(path):
     if os.path.isdir(name):
         raise ModelFileError(f"load: path {name!r} is a directory, not a saved model file.")
     try:
-        with xr.open_dataset(name, engine="scipy") as ds:
-            ds = ds.load()
-    except Exception as exc:  # scipy and xarray raise many kinds on a foreign file
-        reason = (str(exc).strip().splitlines() or [""])[0].removeprefix("Error: ")
+        with open(name, "rb") as file:
+            netcdf4 = file.read(len(_HDF5_SIGNATURE)) == _HDF5_SIGNATURE
+    except OSError as exc:
         raise ModelFileError(
-            f"load: {name!r} is not a netCDF-3 file (it could not be read: "
-            f"{type(exc).__name__}: {reason}). bnb.load reads the files fit.save writes."
+            f"load: cannot read path {name!r} ({exc.strerror or exc}). Check the file's "
+            "permissions."
+        ) from exc
+    try:
+        # fit.save writes netCDF-3; a model file written again by xarray (whose default
+        # is netCDF-4, an HDF5 file) is read too
+        with xr.open_dataset(name, engine="h5netcdf" if netcdf4 else "scipy") as ds:
+            ds = ds.load()
+    except Exception as exc:  # scipy, h5py and xarray raise many kinds on a foreign file
+        reason = (str(exc).strip().splitlines() or [""])[0].removeprefix("Error: ")
+        what = "a netCDF-4 file xarray reads" if netcdf4 else "a netCDF-3 file"
+        raise ModelFileError(
+            f"load: {name!r} is not {what} (it could not be read: "
+            f"{type(exc).__name__}: {reason}). bnb.load reads the files fit.save writes; "
+            "if this is one, it is cut short or damaged: save the model again."
         ) from exc
     if CONFIG_ATTR not in ds.attrs:
         raise ModelFileError(
@@ -827,6 +889,7 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
         raise ModelFileError(f"'labels' must be a non-empty list; got {config['labels']!r}.")
     if len(set(map(_hashable, labels))) != len(labels):
         raise ModelFileError(f"'labels' must be distinct; got {labels!r}.")
+    cls._check_saved_labels(labels)
     k = len(labels)
     if not isinstance(config["blocks"], list) or not config["blocks"]:
         raise ModelFileError(f"'blocks' must be a non-empty list; got {config['blocks']!r}.")
@@ -877,9 +940,7 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
             feature_names=feature_names,
             is_frame=config["is_frame"],
             target=_decode_values(config.get("target", "label"), "target"),
-            column_dtypes=(
-                _dtypes_from_config(config["column_dtypes"]) if "column_dtypes" in config else None
-            ),
+            column_dtypes=_saved_dtypes(config, feature_names),
             column_labels=_labels_from_config(config.get("column_labels"), feature_names),
         )
     for i, params in saved_params.items():  # EM's last generalized step, as it was
@@ -888,6 +949,22 @@ def _read_fitted(cls, ds: xr.Dataset, config: dict):
         fit._saved_scoring = _scoring_from_config(config["scoring"], len(blocks))
     fit._restore(config)
     return fit
+
+
+def _saved_dtypes(config: dict, feature_names: list) -> dict | None:
+    """The training frame's dtypes the file saved (None for an array), checked to
+    give one to every feature: a drawn feature's values are cast to its column's."""
+    if "column_dtypes" not in config:
+        return None
+    dtypes = _dtypes_from_config(config["column_dtypes"])
+    missing = [name for name in feature_names if str(name) not in dtypes]
+    if missing:
+        raise ModelFileError(
+            f"'column_dtypes' must give the training frame's dtype of every feature; it "
+            f"lacks {missing[:10]!r} (it has the columns {list(dtypes)[:10]!r}). The file is "
+            "damaged or was edited; save the model again."
+        )
+    return dtypes
 
 
 #: How far (relative to the class's count) a feature's counts of one class may exceed
@@ -1224,6 +1301,8 @@ def _decode_value(value, where: str):
             return datetime.timedelta(microseconds=int(body))
         if tag == "__tuple__":
             return tuple(_decode_value(v, where) for v in body)
+        if not isinstance(body, list):
+            raise TypeError(f"a list value is a JSON list, not {type(body).__name__}")
     except (TypeError, ValueError, OverflowError) as exc:
         raise ModelFileError(f"{where}: the value {value!r} cannot be read ({exc}).") from exc
     return [_decode_value(v, where) for v in body]  # "__list__"
@@ -1422,40 +1501,104 @@ def _labels_from_config(value, feature_names: list) -> dict | None:
 
 
 def _dtypes_config(dtypes: dict) -> dict:
-    """``column_dtypes`` as JSON: a dtype's name, or a categorical's categories (in
-    their order) and whether they are ordered."""
-    out = {}
-    for col, d in dtypes.items():
-        if isinstance(d, pd.CategoricalDtype):
-            cats = None if d.categories is None else list(d.categories)
-            known = cats is not None and "__UNKNOWN_CATEGORIES__" not in cats
-            out[str(col)] = {
-                "categories": _encode_values(cats, f"column {col!r}") if known else None,
-                "ordered": bool(d.ordered),
-            }
-        else:
-            out[str(col)] = str(d)
-    return out
+    """``column_dtypes`` as JSON, one entry per column (see :func:`_dtype_config`)."""
+    return {str(col): _dtype_config(d, f"column {col!r}") for col, d in dtypes.items()}
+
+
+def _dtype_config(d, where: str):
+    """One column's dtype as JSON, so that :func:`_dtype_from_config` gives back an
+    equal dtype: its name when pandas reads the name back as the same dtype; for a
+    pandas string dtype its storage and missing value (``{"string": storage,
+    "na_value": "NA" | "nan"}``, the name ``"string"`` saying neither); for a pyarrow
+    dtype the pyarrow type (``{"arrow": type}``); for a categorical its categories (in
+    their order), whether they are ordered and the categories' own dtype."""
+    if isinstance(d, pd.CategoricalDtype):
+        cats = None if d.categories is None else list(d.categories)
+        known = cats is not None and "__UNKNOWN_CATEGORIES__" not in cats
+        out = {
+            "categories": _encode_values(cats, where) if known else None,
+            "ordered": bool(d.ordered),
+        }
+        if known:
+            out["dtype"] = _dtype_config(d.categories.dtype, f"{where} (categories)")
+        return out
+    name = str(d)
+    with contextlib.suppress(TypeError, ValueError, ImportError):
+        if pd.api.types.pandas_dtype(name) == d:
+            return name
+    if isinstance(d, pd.StringDtype):
+        return {"string": d.storage, "na_value": "NA" if d.na_value is pd.NA else "nan"}
+    if isinstance(d, pd.ArrowDtype):
+        return {"arrow": str(d.pyarrow_dtype)}
+    return name
 
 
 def _dtypes_from_config(value) -> dict:
     if not isinstance(value, dict):
         raise ModelFileError(f"'column_dtypes' must map columns to dtypes; got {value!r}.")
-    out = {}
-    for col, spec in value.items():
-        if isinstance(spec, dict) and set(spec) == {"categories", "ordered"}:
-            cats = spec["categories"]
-            cats = None if cats is None else _decode_values(cats, f"column {col!r}")
-            out[col] = pd.CategoricalDtype(cats, ordered=bool(spec["ordered"]))
-            continue
+    return {col: _dtype_from_config(spec, col) for col, spec in value.items()}
+
+
+def _dtype_from_config(spec, col: str):
+    """The dtype :func:`_dtype_config` saved as ``spec`` for column ``col``."""
+
+    def bad(why: str):
+        return ModelFileError(
+            f"'column_dtypes' gives column {col!r} the dtype {spec!r}, which {why}. The "
+            "file is damaged or was edited; save the model again."
+        )
+
+    if isinstance(spec, dict) and set(spec) in ({"categories", "ordered"}, CATEGORICAL_SPEC):
+        cats = spec["categories"]
+        if cats is not None:
+            cats = _decode_values(cats, f"column {col!r}")
+            if not isinstance(cats, list):
+                raise bad("is not a categorical: its categories are no list")
+            if "dtype" in spec:  # the categories' own dtype (int8, timedelta64[us], ...)
+                try:
+                    cats = pd.Index(cats, dtype=_dtype_from_config(spec["dtype"], col))
+                except (TypeError, ValueError, OverflowError) as err:
+                    raise bad(f"does not hold its categories ({err})") from None
+        if not isinstance(spec["ordered"], bool):
+            raise bad("is not a categorical: 'ordered' must be true or false")
         try:
-            out[col] = pd.api.types.pandas_dtype(spec)
-        except TypeError:
-            raise ModelFileError(
-                f"'column_dtypes' gives column {col!r} the dtype {spec!r}, which pandas does "
-                "not know."
-            ) from None
-    return out
+            return pd.CategoricalDtype(cats, ordered=spec["ordered"])
+        except (TypeError, ValueError) as err:
+            raise bad(f"is not a categorical pandas makes ({err})") from None
+    if isinstance(spec, dict) and set(spec) == {"string", "na_value"}:
+        if spec["string"] not in ("python", "pyarrow") or spec["na_value"] not in ("NA", "nan"):
+            raise bad(
+                "is not a string dtype (storage 'python' or 'pyarrow', na_value 'NA' or 'nan')"
+            )
+        na_value = pd.NA if spec["na_value"] == "NA" else np.nan
+        try:
+            return pd.StringDtype(spec["string"], na_value=na_value)
+        except ImportError as err:
+            raise bad(f"needs a package that is not installed ({err}); install pyarrow") from None
+    if isinstance(spec, dict) and set(spec) == {"arrow"} and isinstance(spec["arrow"], str):
+        try:
+            import pyarrow as pa
+
+            return pd.ArrowDtype(pa.type_for_alias(spec["arrow"]))
+        except ImportError as err:
+            raise bad(f"needs a package that is not installed ({err}); install pyarrow") from None
+        except (TypeError, ValueError, KeyError):
+            pass
+        try:  # a type with parameters (a time zone, a precision) pandas parses itself
+            return pd.api.types.pandas_dtype(f"{spec['arrow']}[pyarrow]")
+        except (TypeError, ValueError):
+            raise bad("pyarrow does not know") from None
+    if not isinstance(spec, str):
+        raise bad("pandas does not know")
+    try:
+        return pd.api.types.pandas_dtype(spec)
+    except (TypeError, ValueError):
+        raise bad("pandas does not know") from None
+
+
+#: The entries of a saved categorical dtype (files written before its categories'
+#: dtype was kept lack ``dtype``).
+CATEGORICAL_SPEC = {"categories", "ordered", "dtype"}
 
 
 def _family_config(block: Family) -> dict:
