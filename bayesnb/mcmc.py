@@ -26,6 +26,7 @@ A missing value drops out of both steps, exactly as in EM.
 from __future__ import annotations
 
 import itertools
+import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from scipy.optimize import linear_sum_assignment
 from bayesnb import _compiled
 from bayesnb._data import check_count
 from bayesnb._progress import progress
-from bayesnb.errors import InputError
+from bayesnb.errors import InputError, InputTypeError
 from bayesnb.families._kernels import log_sum_exp_last
 from bayesnb.families.base import count_at, fused_groups, joined
 from bayesnb.mixture import MixtureFit, _Problem, _State
@@ -94,9 +95,67 @@ def check_options(sampler, draws, chains, tune) -> tuple[str, int, int, int]:
         tune = GIBBS_BURN_IN if sampler == "gibbs" else NUTS_TUNE
     return (
         sampler,
-        check_count(draws, "draws"),
-        check_count(chains, "chains"),
-        check_count(tune, "tune", 0),
+        _count(draws, "draws", 1, "the draws kept per chain", DEFAULT_DRAWS),
+        _count(chains, "chains", 1, "the number of chains", DEFAULT_CHAINS),
+        _count(tune, "tune", 0, "the warm-up draws per chain, discarded", GIBBS_BURN_IN),
+    )
+
+
+def _count(value, name: str, minimum: int, meaning: str, default: int) -> int:
+    """``value`` as an int >= ``minimum``; else an error naming ``name``, what it
+    counts, what was given and an example of a valid value."""
+    try:
+        return check_count(value, name, minimum)
+    except InputTypeError:
+        integral = isinstance(value, float | np.floating) and float(value).is_integer()
+        remedy = f"int({name})" if integral else f"a whole number, e.g. {name}={default}"
+        raise InputTypeError(
+            f"{name} ({meaning}) must be an integer >= {minimum}; got "
+            f"{type(value).__name__} {value!r}. Pass {remedy}."
+        ) from None
+    except InputError:
+        raise InputError(
+            f"{name} ({meaning}) must be an integer >= {minimum}; got {value!r}. Pass "
+            f"e.g. {name}={default}."
+        ) from None
+
+
+def _physical_memory() -> int | None:
+    """The machine's physical memory in bytes, or None where it cannot be read."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(problem: _Problem, reference: MixtureFit, draws: int, chains: int) -> None:
+    """Refuse ``draws`` and ``chains`` whose kept draws could not fit in memory, before
+    any is drawn (a NumPy ``MemoryError`` deep in the sampler, or hours spent on the
+    starts of a billion chains, otherwise).
+
+    Every kept draw holds every parameter of every component (four times: as drawn,
+    relabelled, and each as a group of the trace) and every row's log-likelihood
+    (twice: the relabelling's and the trace's group), in float64. The count is a lower
+    bound, so it is held against all of the machine's memory: only a run that could
+    never end is refused."""
+    per_draw = 8 * (4 * sum(v.size for v in reference.params.data_vars.values()) + 2 * problem.n)
+    need = chains * draws * per_draw
+    memory = _physical_memory()
+    if memory is None or need <= memory:
+        return
+    gib = 2.0**30
+    fits = int(memory // (chains * per_draw))
+    most = (
+        f"with chains={chains}, at most draws={fits} fit"
+        if fits
+        else f"chains={chains} do not fit even with draws=1"
+    )
+    raise InputError(
+        f"draws={draws} and chains={chains} would keep {chains * draws:,} draws of "
+        f"{per_draw // 8:,} numbers each (every parameter and every row's "
+        f"log-likelihood), at least {need / gib:,.1f} GiB, more than this machine's "
+        f"{memory / gib:,.1f} GiB of memory. Lower draws or chains ({most}; the defaults "
+        f"are draws={DEFAULT_DRAWS} and chains={DEFAULT_CHAINS}), or cluster fewer rows."
     )
 
 
@@ -110,16 +169,18 @@ def _permuted(state: _State, order: np.ndarray) -> tuple[list, np.ndarray]:
 def gibbs(problem: _Problem, start: _State, draws: int, chains: int, tune: int, rng) -> Draws:
     """Blocked Gibbs draws of the mixture ``problem``, every chain at once.
 
-    Chain 0 starts at ``start`` and every other chain at ``start`` with its components
-    permuted at random (without known rows, whose components are fixed), so the chains
-    begin in different labellings of the same mode: the raw draws show the switching
-    that relabelling undoes.
+    Chain 0 starts at ``start`` and every other chain at ``start`` with its free
+    components (those without a known row, see :func:`pinned_components`) permuted at
+    random, so the chains begin in different labellings of the same mode: the raw
+    draws show the switching that relabelling undoes.
     """
-    k, known = problem.K, problem.known
-    free_labels = known is None or not np.any(known >= 0)
-    orders = [np.arange(k)] + [
-        rng.permutation(k) if free_labels else np.arange(k) for _ in range(chains - 1)
-    ]
+    k = problem.K
+    free = np.flatnonzero(~pinned_components(problem))
+    orders = [np.arange(k)]
+    for _ in range(chains - 1):
+        order = np.arange(k)
+        order[free] = free[rng.permutation(free.size)] if free.size > 1 else free
+        orders.append(order)
     starts = [_permuted(start, order) for order in orders]
     params = [
         {key: np.concatenate([s[0][b][key] for s in starts]) for key in start.block_params[b]}
@@ -248,23 +309,41 @@ class _Fused:
 _EXHAUSTIVE_K = 6
 
 
-def _assignments(cost: np.ndarray) -> np.ndarray:
+def _assignments(cost: np.ndarray, free: np.ndarray | None = None) -> np.ndarray:
     """For every draw's cost (draws, K, K) (draw component j against reference
     component k), the order of the draw's components that minimizes the total cost:
-    entry k is the draw component assigned to reference component k. Few components:
-    every permutation scored at once; else :func:`scipy.optimize.linear_sum_assignment`
-    draw by draw (the same optimum)."""
+    entry k is the draw component assigned to reference component k. Only the
+    components ``free`` (their indices; None: all) are permuted, among themselves; the
+    others keep their labels. Few components: every permutation scored at once; else
+    :func:`scipy.optimize.linear_sum_assignment` draw by draw (the same optimum)."""
     size, k, _ = cost.shape
-    if k <= _EXHAUSTIVE_K:
-        perms = np.array(list(itertools.permutations(range(k))))  # perms[p, j] = k of j
-        totals = cost[:, np.arange(k)[None, :], perms].sum(axis=2)  # (draws, perms)
+    free = np.arange(k) if free is None else np.asarray(free, dtype=np.intp)
+    out = np.tile(np.arange(k), (size, 1))
+    m = free.size
+    if m < 2:
+        return out
+    cost = cost[:, free[:, None], free[None, :]]  # (draws, m, m)
+    if m <= _EXHAUSTIVE_K:
+        perms = np.array(list(itertools.permutations(range(m))))  # perms[p, j] = k of j
+        totals = cost[:, np.arange(m)[None, :], perms].sum(axis=2)  # (draws, perms)
         best = perms[totals.argmin(axis=1)]
-        return np.argsort(best, axis=1)
-    out = np.empty((size, k), dtype=np.intp)
+        out[:, free] = free[np.argsort(best, axis=1)]
+        return out
     for s in range(size):
         _, columns = linear_sum_assignment(cost[s])
-        out[s] = np.argsort(columns)
+        out[s, free] = free[np.argsort(columns)]
     return out
+
+
+def pinned_components(problem: _Problem) -> np.ndarray:
+    """(K,) bool: the components that hold a known row (``y=``). Such a row keeps its
+    component in every draw, so that component's label is fixed; the others can
+    still switch labels among themselves."""
+    pinned = np.zeros(problem.K, dtype=bool)
+    if problem.known is not None:
+        codes = np.asarray(problem.known)
+        pinned[np.unique(codes[codes >= 0])] = True
+    return pinned
 
 
 def _chain_major(per_draw: list[dict], chains: int, k: int) -> dict:
@@ -368,12 +447,15 @@ class Relabelled:
 
 def relabel(problem: _Problem, raw: Draws, reference_resp: np.ndarray | None) -> Relabelled:
     """Every draw relabelled to the reference responsibilities (n, K), or left as drawn
-    when ``reference_resp`` is None (known rows fix the labels); with the pointwise
-    log-likelihood of every draw and the posterior mean of every row's membership.
+    when ``reference_resp`` is None; with the pointwise log-likelihood of every draw
+    and the posterior mean of every row's membership. A component that holds a known
+    row keeps its label (:func:`pinned_components`): only the others are permuted,
+    among themselves.
 
     One chunked pass of the families' kernels over the draws does the three."""
     chains, n_draws = raw.shape
     k, n = problem.K, problem.n
+    free = np.flatnonzero(~pinned_components(problem))
     size = chains * n_draws
     flat_class = raw.class_log_prob.reshape(size, k)
     orders = np.tile(np.arange(k), (size, 1))
@@ -402,7 +484,7 @@ def relabel(problem: _Problem, raw: Draws, reference_resp: np.ndarray | None) ->
         pointwise[start:stop] = row_ll.T
         if reference_resp is not None:
             cost = -np.einsum("nk,jns->sjk", reference_resp, logj)
-            orders[start:stop] = _assignments(cost)
+            orders[start:stop] = _assignments(cost, free)
         order = orders[start:stop]  # (draws, K)
         membership += np.take_along_axis(resp, order.T[:, None, :], axis=0).sum(axis=2).T
     index = (np.arange(size)[:, None] * k + orders).ravel()
@@ -491,14 +573,17 @@ class MCMCMixtureFit(MixtureFit):
 
 def sample_mixture(problem: _Problem, reference: MixtureFit, sampler, draws, chains, tune, rng):
     """The MCMC fit of ``problem`` (see :func:`bayesnb.mixture.fit_mixture`)."""
+    check_memory(problem, reference, draws, chains)
     began = time.perf_counter()
     start = _State(reference.block_params, reference.class_log_prob)
     if sampler == "gibbs":
         raw = gibbs(problem, start, draws, chains, tune, rng)
     else:
         raw = sample_nuts(problem, reference, sampler, draws, chains, tune, rng)
-    labelled = problem.known is not None and np.any(problem.known >= 0)
-    ref_resp = None if labelled else reference.responsibilities
+    # known rows fix the labels of their components; the others can still switch
+    ref_resp = (
+        None if pinned_components(problem).sum() >= problem.K - 1 else reference.responsibilities
+    )
     done = relabel(problem, raw, ref_resp)
     seconds = time.perf_counter() - began
     return _fit_from(problem, reference, raw, done, sampler, seconds)
