@@ -88,8 +88,8 @@ class ModelFileError(BayesNBError, ValueError):
     ...     try:
     ...         bnb.load(path)
     ...     except bnb.ModelFileError as err:
-    ...         print(str(err).endswith("bnb.load reads the files fit.save writes."))
-    True
+    ...         print("is not a netCDF-3 file" in str(err), "save the model again" in str(err))
+    True True
     """
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import importlib
+import io
 import json
 import math
 import os
@@ -806,18 +807,20 @@ def load(path):
         )
     if os.path.isdir(name):
         raise ModelFileError(f"load: path {name!r} is a directory, not a saved model file.")
-    try:
+    try:  # read whole: a reader failing on a damaged file then leaves no file open
         with open(name, "rb") as file:
-            netcdf4 = file.read(len(_HDF5_SIGNATURE)) == _HDF5_SIGNATURE
+            content = file.read()
     except OSError as exc:
         raise ModelFileError(
             f"load: cannot read path {name!r} ({exc.strerror or exc}). Check the file's "
             "permissions."
         ) from exc
+    netcdf4 = content.startswith(_HDF5_SIGNATURE)
     try:
         # fit.save writes netCDF-3; a model file written again by xarray (whose default
         # is netCDF-4, an HDF5 file) is read too
-        with xr.open_dataset(name, engine="h5netcdf" if netcdf4 else "scipy") as ds:
+        engine = "h5netcdf" if netcdf4 else "scipy"
+        with xr.open_dataset(io.BytesIO(content), engine=engine) as ds:
             ds = ds.load()
     except Exception as exc:  # scipy, h5py and xarray raise many kinds on a foreign file
         reason = (str(exc).strip().splitlines() or [""])[0].removeprefix("Error: ")
