@@ -30,6 +30,21 @@ def assert_moments(draws, dist) -> None:
     assert mcse_ok(draws**2, var + mean**2, MCSE_K), (draws.var(), var)
 
 
+def _assert_nig_posterior(post, g):
+    """The draws of ``g_var`` and ``g_mu`` against the Normal-Inverse-Gamma posterior
+    of the values ``g`` under ``NIG``, updated by hand: the variance an inverse gamma,
+    the mean a Student t."""
+    n, mean = len(g), g.mean()
+    kappa, alpha = NIG.kappa + n, NIG.alpha + n / 2
+    mu = (NIG.kappa * NIG.mu + n * mean) / kappa
+    beta = (
+        NIG.beta + ((g - mean) ** 2).sum() / 2 + NIG.kappa * n * (mean - NIG.mu) ** 2 / (2 * kappa)
+    )
+    assert_moments(post["g_var"].values, stats.invgamma(alpha, scale=beta))
+    t = stats.t(2 * alpha, loc=mu, scale=np.sqrt(beta / (alpha * kappa)))
+    assert_moments(post["g_mu"].values, t)
+
+
 def test_one_component_gibbs_draws_the_conjugate_posterior():
     # K = 1: every row is in the one component, so the mixture's posterior is the
     # conjugate one, factor by factor: Beta, Dirichlet (each entry a Beta), and
@@ -43,16 +58,7 @@ def test_one_component_gibbs_draws_the_conjugate_posterior():
     a = 1.0 + counts  # the default Dirichlet(1)
     for j in range(len(a)):
         assert_moments(post["c"].values[..., j], stats.beta(a[j], a.sum() - a[j]))
-    g = df["g"].dropna().to_numpy()
-    n, mean = len(g), g.mean()
-    kappa, alpha = NIG.kappa + n, NIG.alpha + n / 2
-    mu = (NIG.kappa * NIG.mu + n * mean) / kappa
-    beta = (
-        NIG.beta + ((g - mean) ** 2).sum() / 2 + NIG.kappa * n * (mean - NIG.mu) ** 2 / (2 * kappa)
-    )
-    assert_moments(post["g_var"].values, stats.invgamma(alpha, scale=beta))
-    t = stats.t(2 * alpha, loc=mu, scale=np.sqrt(beta / (alpha * kappa)))
-    assert_moments(post["g_mu"].values, t)
+    _assert_nig_posterior(post, df["g"].dropna().to_numpy())
     assert np.all(post["class_prob"].values == 1.0)
 
 
@@ -69,17 +75,7 @@ def test_one_component_nuts_draws_the_conjugate_posterior():
     post = fit.trace["posterior"].ds.isel(component=0)
     f = df["f"].dropna().to_numpy()
     assert_moments(post["f"].values, stats.beta(2 + f.sum(), 2 + len(f) - f.sum()))
-    g = df["g"].dropna().to_numpy()
-    n, mean = len(g), g.mean()
-    kappa, alpha = NIG.kappa + n, NIG.alpha + n / 2
-    mu = (NIG.kappa * NIG.mu + n * mean) / kappa
-    beta = (
-        NIG.beta + ((g - mean) ** 2).sum() / 2 + NIG.kappa * n * (mean - NIG.mu) ** 2 / (2 * kappa)
-    )
-    assert_moments(post["g_var"].values, stats.invgamma(alpha, scale=beta))
-    assert_moments(
-        post["g_mu"].values, stats.t(2 * alpha, loc=mu, scale=np.sqrt(beta / (alpha * kappa)))
-    )
+    _assert_nig_posterior(post, df["g"].dropna().to_numpy())
 
 
 # -- the PyMC model's log density against scipy --------------------------------------------------
